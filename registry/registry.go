@@ -1,0 +1,76 @@
+// Package registry is Charter's schema registry domain: subjects, versions,
+// global schema IDs, compatibility config, modes and references, with the
+// semantics of Confluent Schema Registry.
+//
+// Persistence sits behind the narrow [Store] interface; backends live in
+// sub-packages (registry/sqlite, later registry/postgres) and all pass the
+// same suite in registry/storetest.
+package registry
+
+import (
+	"encoding/json"
+
+	"github.com/charter-dev/charter/compat"
+)
+
+// Reference points from a schema to another registered schema that it uses
+// (Confluent `references` entry). Name is how the referring schema text names
+// the dependency: an Avro full name, a Protobuf import path or a JSON Schema
+// $ref URL.
+type Reference struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// Schema is a stored schema: immutable once created and identified by a
+// global ID. The same Fingerprint always maps to the same ID.
+type Schema struct {
+	ID         int64             `json:"id"`
+	Type       compat.SchemaType `json:"schemaType"`
+	Text       string            `json:"schema"`
+	References []Reference       `json:"references,omitempty"`
+	// Metadata and RuleSet are Confluent data-contract objects, kept as the
+	// client sent them (normalised JSON). Nil when absent.
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	RuleSet  json.RawMessage `json:"ruleSet,omitempty"`
+	// Fingerprint identifies the schema's content: type, text, references,
+	// metadata and ruleSet. Computed by the service, unique in the store.
+	Fingerprint string `json:"-"`
+}
+
+// SubjectVersion binds a schema ID to version n of a subject. Deleted marks a
+// soft delete: the version is hidden from listings and compatibility checks
+// but its schema ID stays resolvable.
+type SubjectVersion struct {
+	Subject  string `json:"subject"`
+	Version  int    `json:"version"`
+	SchemaID int64  `json:"id"`
+	Deleted  bool   `json:"deleted,omitempty"`
+}
+
+// Mode controls which writes a subject (or the whole registry) accepts.
+type Mode string
+
+// Modes, as in Confluent Schema Registry. READWRITE is the default.
+const (
+	ModeReadWrite        Mode = "READWRITE"
+	ModeReadOnly         Mode = "READONLY"
+	ModeReadOnlyOverride Mode = "READONLY_OVERRIDE"
+	ModeImport           Mode = "IMPORT"
+)
+
+// Config is the compatibility configuration of a subject or of the whole
+// registry (subject ""). Pointer and empty fields mean "not set here", so
+// subject config falls back to the global one field by field.
+type Config struct {
+	Compatibility      compat.Level    `json:"compatibilityLevel,omitempty"`
+	Normalize          *bool           `json:"normalize,omitempty"`
+	ValidateFields     *bool           `json:"validateFields,omitempty"`
+	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
+	Alias              string          `json:"alias,omitempty"`
+	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`
+	OverrideMetadata   json.RawMessage `json:"overrideMetadata,omitempty"`
+	DefaultRuleSet     json.RawMessage `json:"defaultRuleSet,omitempty"`
+	OverrideRuleSet    json.RawMessage `json:"overrideRuleSet,omitempty"`
+}

@@ -1,0 +1,127 @@
+// Package srerr is the closed table of Confluent Schema Registry error codes
+// that Charter's server returns and its client decodes.
+//
+// Both sides match errors with errors.Is against the sentinels below: the
+// server wraps a sentinel with per-call detail (New), the client decodes
+// `{"error_code": N, "message": "..."}` back to the same sentinel through
+// ForCode. Codes and statuses follow Confluent's Errors.java
+// (io.confluent.kafka.schemaregistry.rest.exceptions) and its API reference.
+package srerr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error is one Confluent error code: its number, HTTP status, name and the
+// default message used when a call adds no detail.
+type Error struct {
+	Code    int
+	Status  int
+	Name    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// The Confluent error codes Charter uses.
+var (
+	ErrUnauthorized            = &Error{40101, 401, "UNAUTHORIZED", "Unauthorized"}
+	ErrSubjectNotFound         = &Error{40401, 404, "SUBJECT_NOT_FOUND", "Subject not found"}
+	ErrVersionNotFound         = &Error{40402, 404, "VERSION_NOT_FOUND", "Version not found"}
+	ErrSchemaNotFound          = &Error{40403, 404, "SCHEMA_NOT_FOUND", "Schema not found"}
+	ErrSubjectSoftDeleted      = &Error{40404, 404, "SUBJECT_SOFT_DELETED", "Subject was soft deleted. Set permanent=true to delete permanently"}
+	ErrSubjectNotSoftDeleted   = &Error{40405, 404, "SUBJECT_NOT_SOFT_DELETED", "Subject was not deleted first before being permanently deleted"}
+	ErrVersionSoftDeleted      = &Error{40406, 404, "SCHEMAVERSION_SOFT_DELETED", "Subject version was soft deleted. Set permanent=true to delete permanently"}
+	ErrVersionNotSoftDeleted   = &Error{40407, 404, "SCHEMAVERSION_NOT_SOFT_DELETED", "Subject version was not deleted first before being permanently deleted"}
+	ErrSubjectConfigNotFound   = &Error{40408, 404, "SUBJECT_LEVEL_COMPATIBILITY_NOT_CONFIGURED", "Subject does not have subject-level compatibility configured"}
+	ErrSubjectModeNotFound     = &Error{40409, 404, "SUBJECT_LEVEL_MODE_NOT_CONFIGURED", "Subject does not have subject-level mode configured"}
+	ErrNotFound                = &Error{404, 404, "NOT_FOUND", "HTTP 404 Not Found"}
+	ErrMethodNotAllowed        = &Error{405, 405, "METHOD_NOT_ALLOWED", "HTTP 405 Method Not Allowed"}
+	ErrIncompatibleSchema      = &Error{409, 409, "INCOMPATIBLE_SCHEMA", "Schema being registered is incompatible with an earlier schema"}
+	ErrInvalidSchema           = &Error{42201, 422, "INVALID_SCHEMA", "Invalid schema"}
+	ErrInvalidVersion          = &Error{42202, 422, "INVALID_VERSION", "Invalid version"}
+	ErrInvalidCompatibility    = &Error{42203, 422, "INVALID_COMPATIBILITY_LEVEL", "Invalid compatibility level"}
+	ErrInvalidMode             = &Error{42204, 422, "INVALID_MODE", "Invalid mode"}
+	ErrOperationNotPermitted   = &Error{42205, 422, "OPERATION_NOT_PERMITTED", "Operation not permitted"}
+	ErrReferenceExists         = &Error{42206, 422, "REFERENCE_EXISTS", "One or more references exist to the schema"}
+	ErrIDDoesNotMatch          = &Error{42207, 422, "ID_DOES_NOT_MATCH", "Schema ID does not match the existing schema"}
+	ErrInvalidSubject          = &Error{42208, 422, "INVALID_SUBJECT", "Invalid subject"}
+	ErrSchemaTooLarge          = &Error{42209, 422, "SCHEMA_TOO_LARGE", "Schema too large"}
+	ErrInvalidRuleSet          = &Error{42210, 422, "INVALID_RULESET", "Invalid ruleset"}
+	ErrUnprocessableEntity     = &Error{422, 422, "UNPROCESSABLE_ENTITY", "Unprocessable entity"}
+	ErrBadRequest              = &Error{400, 400, "BAD_REQUEST", "Bad request"}
+	ErrPayloadTooLarge         = &Error{413, 413, "PAYLOAD_TOO_LARGE", "Request body too large"}
+	ErrUnsupportedMediaType    = &Error{415, 415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type"}
+	ErrStore                   = &Error{50001, 500, "STORE_ERROR", "Error in the backend data store"}
+	ErrOperationTimeout        = &Error{50002, 500, "OPERATION_TIMEOUT", "Operation timed out"}
+	ErrRequestForwardingFailed = &Error{50003, 500, "REQUEST_FORWARDING_FAILED", "Error while forwarding the request to the leader"}
+	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
+)
+
+var all = []*Error{
+	ErrUnauthorized, ErrSubjectNotFound, ErrVersionNotFound, ErrSchemaNotFound,
+	ErrSubjectSoftDeleted, ErrSubjectNotSoftDeleted, ErrVersionSoftDeleted,
+	ErrVersionNotSoftDeleted, ErrSubjectConfigNotFound, ErrSubjectModeNotFound,
+	ErrNotFound, ErrMethodNotAllowed, ErrIncompatibleSchema, ErrInvalidSchema,
+	ErrInvalidVersion, ErrInvalidCompatibility, ErrInvalidMode,
+	ErrOperationNotPermitted, ErrReferenceExists, ErrIDDoesNotMatch,
+	ErrInvalidSubject, ErrSchemaTooLarge, ErrInvalidRuleSet,
+	ErrUnprocessableEntity, ErrBadRequest, ErrPayloadTooLarge,
+	ErrUnsupportedMediaType, ErrStore, ErrOperationTimeout,
+	ErrRequestForwardingFailed, ErrUnknownLeader,
+}
+
+var byCode = func() map[int]*Error {
+	m := make(map[int]*Error, len(all))
+	for _, e := range all {
+		m[e.Code] = e
+	}
+	m[40901] = ErrIncompatibleSchema // newer servers send 40901 for 409
+	return m
+}()
+
+// All returns every error in the table, in code order of declaration.
+func All() []*Error { return append([]*Error(nil), all...) }
+
+// ForCode returns the sentinel for a Confluent error code, or nil when the
+// code is not in the table.
+func ForCode(code int) *Error { return byCode[code] }
+
+// APIError is a sentinel with the message of one call. errors.Is(err,
+// srerr.ErrSubjectNotFound) matches it on both server and client.
+type APIError struct {
+	Err     *Error
+	Message string
+	// Hint, when set, tells a person how to fix the call (shown by the CLI).
+	Hint string
+}
+
+func (e *APIError) Error() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return e.Err.Message
+}
+
+// Unwrap returns the sentinel.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// New returns an APIError for sentinel with a formatted message.
+func New(sentinel *Error, format string, args ...any) *APIError {
+	return &APIError{Err: sentinel, Message: fmt.Sprintf(format, args...)}
+}
+
+// Code returns the Confluent code, HTTP status and message for any error.
+// Errors outside the table map to 50001 with status 500; callers log them.
+func Code(err error) (code, status int, message string) {
+	var api *APIError
+	if errors.As(err, &api) {
+		return api.Err.Code, api.Err.Status, api.Error()
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code, e.Status, e.Message
+	}
+	return ErrStore.Code, ErrStore.Status, "Error in the backend data store"
+}

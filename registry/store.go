@@ -1,0 +1,81 @@
+package registry
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNotFound is returned by Tx methods when the asked-for record does not
+// exist. The service turns it into the matching Confluent error.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned by Tx.CreateSchema when the ID or fingerprint is
+// already taken, and by Tx.PutVersion when a new version number is taken.
+var ErrConflict = errors.New("conflict")
+
+// Store persists the registry. Every read happens in View and every write in
+// Update, so each registration, delete or config change is exactly one
+// transaction: it happens completely or not at all.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction. Updates are serialised
+	// with each other: what fn reads stays true until it returns. The
+	// transaction commits, durably, iff fn returns nil.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// VersionQuery selects subject versions. Zero fields do not filter.
+type VersionQuery struct {
+	Subject       string // exact subject
+	SubjectPrefix string // subjects starting with this prefix
+	SchemaID      int64  // versions bound to this schema ID
+	// IncludeDeleted also returns soft-deleted versions.
+	IncludeDeleted bool
+}
+
+// Tx is one transaction's view of the store. Methods return errors wrapping
+// ErrNotFound or ErrConflict as documented; any other error is a store
+// failure.
+type Tx interface {
+	// SchemaByID returns the schema with id, or ErrNotFound.
+	SchemaByID(ctx context.Context, id int64) (Schema, error)
+	// SchemaByFingerprint returns the schema with fingerprint fp, or
+	// ErrNotFound.
+	SchemaByFingerprint(ctx context.Context, fp string) (Schema, error)
+	// CreateSchema stores s. With s.ID == 0 it allocates the next ID
+	// (greater than every ID ever stored); otherwise it uses s.ID (IMPORT
+	// mode). Returns the ID, or ErrConflict if the ID or the fingerprint is
+	// taken.
+	CreateSchema(ctx context.Context, s Schema) (int64, error)
+	// MaxSchemaID returns the largest schema ID stored, 0 when none.
+	MaxSchemaID(ctx context.Context) (int64, error)
+
+	// Versions returns the subject versions matching q, ordered by
+	// subject, then version ascending. No match is an empty slice.
+	Versions(ctx context.Context, q VersionQuery) ([]SubjectVersion, error)
+	// PutVersion inserts v, or updates its SchemaID and Deleted flag if
+	// (Subject, Version) exists.
+	PutVersion(ctx context.Context, v SubjectVersion) error
+	// DeleteVersion removes (subject, version) permanently, or returns
+	// ErrNotFound.
+	DeleteVersion(ctx context.Context, subject string, version int) error
+	// ReferencedBy returns the IDs of schemas whose references name
+	// (subject, version), ascending.
+	ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error)
+
+	// Config returns the config of subject ("" for global), or ErrNotFound.
+	Config(ctx context.Context, subject string) (Config, error)
+	// SetConfig replaces the config of subject ("" for global).
+	SetConfig(ctx context.Context, subject string, c Config) error
+	// DeleteConfig removes the config of subject, or returns ErrNotFound.
+	DeleteConfig(ctx context.Context, subject string) error
+	// Mode returns the mode of subject ("" for global), or ErrNotFound.
+	Mode(ctx context.Context, subject string) (Mode, error)
+	// SetMode replaces the mode of subject ("" for global).
+	SetMode(ctx context.Context, subject string, m Mode) error
+	// DeleteMode removes the mode of subject, or returns ErrNotFound.
+	DeleteMode(ctx context.Context, subject string) error
+}
