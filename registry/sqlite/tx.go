@@ -1,0 +1,365 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+)
+
+// tx is a [registry.Tx] over one database/sql transaction.
+type tx struct {
+	tx *sql.Tx
+}
+
+var _ registry.Tx = (*tx)(nil)
+
+const schemaColumns = `id, type, text, refs, metadata, ruleset, fingerprint`
+
+// SchemaByID returns the schema with id, or an error wrapping
+// registry.ErrNotFound.
+func (t *tx) SchemaByID(ctx context.Context, id int64) (registry.Schema, error) {
+	row := t.tx.QueryRowContext(ctx, `SELECT `+schemaColumns+` FROM schemas WHERE id = ?`, id)
+	s, err := scanSchema(row)
+	if err != nil {
+		return registry.Schema{}, fmt.Errorf("schema %d: %w", id, notFound(err))
+	}
+	return s, nil
+}
+
+// SchemaByFingerprint returns the schema with fingerprint fp, or an error
+// wrapping registry.ErrNotFound.
+func (t *tx) SchemaByFingerprint(ctx context.Context, fp string) (registry.Schema, error) {
+	row := t.tx.QueryRowContext(ctx, `SELECT `+schemaColumns+` FROM schemas WHERE fingerprint = ?`, fp)
+	s, err := scanSchema(row)
+	if err != nil {
+		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q: %w", fp, notFound(err))
+	}
+	return s, nil
+}
+
+// scanSchema reads one schemas row selected with schemaColumns. Empty JSON
+// columns are NULL and come back as nil.
+func scanSchema(row *sql.Row) (registry.Schema, error) {
+	var (
+		s        registry.Schema
+		typ      string
+		refs     []byte
+		metadata []byte
+		ruleSet  []byte
+	)
+	if err := row.Scan(&s.ID, &typ, &s.Text, &refs, &metadata, &ruleSet, &s.Fingerprint); err != nil {
+		return registry.Schema{}, err
+	}
+	s.Type = compat.SchemaType(typ)
+	if refs != nil {
+		if err := json.Unmarshal(refs, &s.References); err != nil {
+			return registry.Schema{}, fmt.Errorf("decode references: %w", err)
+		}
+	}
+	if metadata != nil {
+		s.Metadata = json.RawMessage(metadata)
+	}
+	if ruleSet != nil {
+		s.RuleSet = json.RawMessage(ruleSet)
+	}
+	return s, nil
+}
+
+// CreateSchema stores s and its references and returns its ID: s.ID if set,
+// else max(id)+1 (schemas are never deleted, so no ID is reused). Errors wrap
+// registry.ErrConflict when the ID or the fingerprint is taken. A negative
+// ID or an empty fingerprint is rejected. Metadata, RuleSet and References
+// that are empty are stored as absent and read back as nil.
+func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error) {
+	if s.ID < 0 {
+		return 0, fmt.Errorf("create schema: invalid id %d", s.ID)
+	}
+	if s.Fingerprint == "" {
+		return 0, fmt.Errorf("create schema: empty fingerprint")
+	}
+	id := s.ID
+	if id == 0 {
+		if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM schemas`).Scan(&id); err != nil {
+			return 0, fmt.Errorf("create schema: allocate id: %w", err)
+		}
+	}
+	var refs any // NULL unless there are references
+	if len(s.References) > 0 {
+		b, err := json.Marshal(s.References)
+		if err != nil {
+			return 0, fmt.Errorf("create schema %d: encode references: %w", id, err)
+		}
+		refs = string(b)
+	}
+	_, err := t.tx.ExecContext(ctx,
+		`INSERT INTO schemas (`+schemaColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		id, string(s.Type), s.Text, refs, rawJSON(s.Metadata), rawJSON(s.RuleSet), s.Fingerprint)
+	switch code(err) {
+	case 0:
+	case codePrimaryKey:
+		return 0, fmt.Errorf("create schema: id %d: %w", id, registry.ErrConflict)
+	case codeUnique:
+		return 0, fmt.Errorf("create schema: fingerprint %q: %w", s.Fingerprint, registry.ErrConflict)
+	default:
+		return 0, fmt.Errorf("create schema %d: %w", id, err)
+	}
+	for i, r := range s.References {
+		if _, err := t.tx.ExecContext(ctx,
+			`INSERT INTO schema_references (schema_id, position, name, subject, version) VALUES (?, ?, ?, ?, ?)`,
+			id, i, r.Name, r.Subject, r.Version); err != nil {
+			return 0, fmt.Errorf("create schema %d: reference %q: %w", id, r.Name, err)
+		}
+	}
+	return id, nil
+}
+
+// rawJSON is the column value of a raw JSON field: NULL when empty, else the
+// text as given, byte for byte.
+func rawJSON(m json.RawMessage) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return string(m)
+}
+
+// MaxSchemaID returns the largest schema ID stored, 0 when none.
+func (t *tx) MaxSchemaID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM schemas`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("max schema id: %w", err)
+	}
+	return id, nil
+}
+
+// Versions returns the versions matching q ordered by subject, then version;
+// an empty, non-nil slice when none match. Every filter is an index range:
+// Subject and SubjectPrefix on the (subject, version) primary key, SchemaID
+// on subject_versions_schema_id.
+func (t *tx) Versions(ctx context.Context, q registry.VersionQuery) ([]registry.SubjectVersion, error) {
+	query, args := versionsQuery(q)
+	rows, err := t.tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("versions: %w", err)
+	}
+	defer rows.Close()
+	vs := []registry.SubjectVersion{}
+	for rows.Next() {
+		var v registry.SubjectVersion
+		if err := rows.Scan(&v.Subject, &v.Version, &v.SchemaID, &v.Deleted); err != nil {
+			return nil, fmt.Errorf("versions: %w", err)
+		}
+		vs = append(vs, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("versions: %w", err)
+	}
+	return vs, nil
+}
+
+// versionsQuery builds the SELECT for q. A prefix p is the byte range
+// [p, prefixEnd(p)): SQLite compares TEXT with memcmp, so the range holds
+// exactly the subjects starting with p, '%' and '_' included, and is an
+// index range unlike LIKE or substr.
+func versionsQuery(q registry.VersionQuery) (string, []any) {
+	var (
+		where []string
+		args  []any
+	)
+	if q.Subject != "" {
+		where = append(where, "subject = ?")
+		args = append(args, q.Subject)
+	}
+	if q.SubjectPrefix != "" {
+		where = append(where, "subject >= ?")
+		args = append(args, q.SubjectPrefix)
+		if end, ok := prefixEnd(q.SubjectPrefix); ok {
+			where = append(where, "subject < ?")
+			args = append(args, end)
+		}
+	}
+	if q.SchemaID != 0 {
+		where = append(where, "schema_id = ?")
+		args = append(args, q.SchemaID)
+	}
+	if !q.IncludeDeleted {
+		where = append(where, "deleted = 0")
+	}
+	query := `SELECT subject, version, schema_id, deleted FROM subject_versions`
+	if len(where) > 0 {
+		query += " WHERE " + strings.Join(where, " AND ")
+	}
+	return query + " ORDER BY subject, version", args
+}
+
+// prefixEnd returns the smallest string greater than every string with
+// prefix p, comparing bytes: p without its trailing 0xff bytes, last byte
+// plus one. ok is false when there is none (p is all 0xff bytes).
+func prefixEnd(p string) (end string, ok bool) {
+	b := []byte(p)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// PutVersion inserts v, or updates the SchemaID and Deleted flag of an
+// existing (Subject, Version). It never returns ErrConflict. The schema must
+// exist (foreign key): if not, the error wraps registry.ErrNotFound. A
+// version below 1 is rejected.
+func (t *tx) PutVersion(ctx context.Context, v registry.SubjectVersion) error {
+	if v.Version < 1 {
+		return fmt.Errorf("put version %d of subject %q: versions start at 1", v.Version, v.Subject)
+	}
+	_, err := t.tx.ExecContext(ctx,
+		`INSERT INTO subject_versions (subject, version, schema_id, deleted) VALUES (?, ?, ?, ?)
+		 ON CONFLICT (subject, version) DO UPDATE SET schema_id = excluded.schema_id, deleted = excluded.deleted`,
+		v.Subject, v.Version, v.SchemaID, v.Deleted)
+	switch code(err) {
+	case 0:
+		return nil
+	case codeForeignKey:
+		return fmt.Errorf("put version %d of subject %q: schema %d: %w", v.Version, v.Subject, v.SchemaID, registry.ErrNotFound)
+	default:
+		return fmt.Errorf("put version %d of subject %q: %w", v.Version, v.Subject, err)
+	}
+}
+
+// DeleteVersion removes (subject, version), or returns an error wrapping
+// registry.ErrNotFound. The schema it pointed to stays.
+func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) error {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM subject_versions WHERE subject = ? AND version = ?`, subject, version)
+	if err := affectedOne(res, err); err != nil {
+		return fmt.Errorf("delete version %d of subject %q: %w", version, subject, err)
+	}
+	return nil
+}
+
+// ReferencedBy returns the IDs of the schemas whose references name
+// (subject, version), ascending, each once; empty and non-nil when none.
+func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
+	rows, err := t.tx.QueryContext(ctx,
+		`SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`,
+		subject, version)
+	if err != nil {
+		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
+	}
+	return ids, nil
+}
+
+// Config returns the config of subject ("" for global), or an error wrapping
+// registry.ErrNotFound.
+func (t *tx) Config(ctx context.Context, subject string) (registry.Config, error) {
+	var body []byte
+	err := t.tx.QueryRowContext(ctx, `SELECT body FROM configs WHERE subject = ?`, subject).Scan(&body)
+	if err != nil {
+		return registry.Config{}, fmt.Errorf("config of subject %q: %w", subject, notFound(err))
+	}
+	var c registry.Config
+	if err := json.Unmarshal(body, &c); err != nil {
+		return registry.Config{}, fmt.Errorf("config of subject %q: decode: %w", subject, err)
+	}
+	return c, nil
+}
+
+// SetConfig replaces the config of subject ("" for global). It is stored as
+// the JSON of registry.Config, so its raw JSON fields come back compacted
+// (the same JSON value, insignificant spaces removed).
+func (t *tx) SetConfig(ctx context.Context, subject string, c registry.Config) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("set config of subject %q: encode: %w", subject, err)
+	}
+	if _, err := t.tx.ExecContext(ctx,
+		`INSERT INTO configs (subject, body) VALUES (?, ?) ON CONFLICT (subject) DO UPDATE SET body = excluded.body`,
+		subject, string(body)); err != nil {
+		return fmt.Errorf("set config of subject %q: %w", subject, err)
+	}
+	return nil
+}
+
+// DeleteConfig removes the config of subject, or returns an error wrapping
+// registry.ErrNotFound.
+func (t *tx) DeleteConfig(ctx context.Context, subject string) error {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM configs WHERE subject = ?`, subject)
+	if err := affectedOne(res, err); err != nil {
+		return fmt.Errorf("delete config of subject %q: %w", subject, err)
+	}
+	return nil
+}
+
+// Mode returns the mode of subject ("" for global), or an error wrapping
+// registry.ErrNotFound.
+func (t *tx) Mode(ctx context.Context, subject string) (registry.Mode, error) {
+	var m string
+	if err := t.tx.QueryRowContext(ctx, `SELECT mode FROM modes WHERE subject = ?`, subject).Scan(&m); err != nil {
+		return "", fmt.Errorf("mode of subject %q: %w", subject, notFound(err))
+	}
+	return registry.Mode(m), nil
+}
+
+// SetMode replaces the mode of subject ("" for global).
+func (t *tx) SetMode(ctx context.Context, subject string, m registry.Mode) error {
+	if _, err := t.tx.ExecContext(ctx,
+		`INSERT INTO modes (subject, mode) VALUES (?, ?) ON CONFLICT (subject) DO UPDATE SET mode = excluded.mode`,
+		subject, string(m)); err != nil {
+		return fmt.Errorf("set mode of subject %q: %w", subject, err)
+	}
+	return nil
+}
+
+// DeleteMode removes the mode of subject, or returns an error wrapping
+// registry.ErrNotFound.
+func (t *tx) DeleteMode(ctx context.Context, subject string) error {
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM modes WHERE subject = ?`, subject)
+	if err := affectedOne(res, err); err != nil {
+		return fmt.Errorf("delete mode of subject %q: %w", subject, err)
+	}
+	return nil
+}
+
+// notFound turns sql.ErrNoRows into registry.ErrNotFound and leaves other
+// errors as they are.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return registry.ErrNotFound
+	}
+	return err
+}
+
+// affectedOne checks that a DELETE by primary key removed its row: the
+// result of ExecContext in, nil or an error (registry.ErrNotFound when no
+// row matched) out.
+func affectedOne(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return registry.ErrNotFound
+	}
+	return nil
+}
