@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+)
+
+// RuleSchemaTypeChanged is the finding reported when a subject's earlier
+// version is written in another schema language than the new one: no
+// reader of one language reads the other, so only NONE allows it.
+const RuleSchemaTypeChanged = "SCHEMA_TYPE_CHANGED"
+
+// CompatibilityResult is the verdict of a compatibility check (POST
+// /compatibility/...): Messages follow Confluent's verbose format (one
+// string per finding, then `{oldSchemaVersion: n}` and `{oldSchema: '…'}`
+// per incompatible earlier version, then `{validateFields: '…',
+// compatibility: 'LEVEL'}`).
+type CompatibilityResult struct {
+	Compatible bool
+	Level      compat.Level
+	Findings   []compat.Finding
+	Messages   []string
+}
+
+// CheckCompatibility tests req against subject (POST
+// /compatibility/subjects/{s}/versions[/{v}]). With version 0 it checks
+// against every live version the subject's effective level requires, as
+// register does; otherwise against that one version (Latest for
+// "latest"), in the level's directions. A subject with no live versions is
+// compatible when version is 0.
+//
+// Errors: 40402 unknown version, or any version of an unknown subject
+// (Confluent's answer); 42201 invalid schema, type or reference.
+func (s *Service) CheckCompatibility(ctx context.Context, subject string, version int, req RegisterRequest) (CompatibilityResult, error) {
+	f, err := s.checkRequest(&req)
+	if err != nil {
+		return CompatibilityResult{}, err
+	}
+	var out CompatibilityResult
+	err = s.view(ctx, "check compatibility", func(tx Tx) error {
+		versions, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		lv := live(versions)
+		against := lv
+		if version != 0 {
+			v, ok := findVersion(lv, version, false)
+			if !ok {
+				return errVersionNotFound(subject, version)
+			}
+			against = []SubjectVersion{v}
+		}
+		cfg, err := effectiveConfig(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		if err != nil {
+			return err
+		}
+		level := cfg.Compatibility
+		if version != 0 && level.Transitive() {
+			// One given version: the transitive variant means the same.
+			level = compat.Level(strings.TrimSuffix(string(level), "_TRANSITIVE"))
+		}
+		res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, against)
+		if err != nil {
+			return err
+		}
+		out = CompatibilityResult{
+			Compatible: res.Compatible(),
+			Level:      cfg.Compatibility,
+			Findings:   res.Findings,
+			Messages:   compatibilityMessages(res, olds, cfg),
+		}
+		return nil
+	})
+	return out, err
+}
+
+// checkCompatibility checks next at level against the live versions
+// (oldest first) and returns the result with the earlier schemas it used
+// by version. Non-transitive levels parse only the latest version.
+func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format, next compat.Schema, level compat.Level, versions []SubjectVersion) (compat.Result, map[int]Schema, error) {
+	if level == compat.None || len(versions) == 0 {
+		return compat.Result{Level: level}, nil, nil
+	}
+	if !level.Transitive() {
+		versions = versions[len(versions)-1:]
+	}
+	prev := make([]compat.Previous, 0, len(versions))
+	olds := make(map[int]Schema, len(versions))
+	var foreign []compat.Finding
+	for _, v := range versions {
+		p, ok := s.parsed.get(v.SchemaID)
+		var st Schema
+		if !ok || p.Type() != f.Type() {
+			var err error
+			st, err = tx.SchemaByID(ctx, v.SchemaID)
+			if err != nil {
+				return compat.Result{}, nil, fmt.Errorf("load schema %d of version %d: %w", v.SchemaID, v.Version, err)
+			}
+			olds[v.Version] = st
+			if st.Type != f.Type() {
+				foreign = append(foreign, compat.Finding{
+					Violation: compat.Violation{
+						RuleID:  RuleSchemaTypeChanged,
+						Path:    ".",
+						Message: fmt.Sprintf("version %d is a %s schema and the new schema is %s; only compatibility NONE allows changing the schema type", v.Version, st.Type, f.Type()),
+					},
+					Direction: compat.DirBackward,
+					Version:   v.Version,
+				})
+				continue
+			}
+			p, err = s.parseStored(ctx, tx, st)
+			if err != nil {
+				return compat.Result{}, nil, err
+			}
+		}
+		prev = append(prev, compat.Previous{Version: v.Version, Schema: p})
+	}
+	res := compat.Check(f, level, next, prev)
+	res.Findings = append(res.Findings, foreign...)
+	if !res.Compatible() {
+		// Load the texts of the versions that failed, for the messages.
+		for _, fd := range res.Findings {
+			if _, ok := olds[fd.Version]; ok {
+				continue
+			}
+			for _, v := range versions {
+				if v.Version == fd.Version {
+					st, err := tx.SchemaByID(ctx, v.SchemaID)
+					if err != nil {
+						return compat.Result{}, nil, fmt.Errorf("load schema %d: %w", v.SchemaID, err)
+					}
+					olds[v.Version] = st
+				}
+			}
+		}
+	}
+	return res, olds, nil
+}
+
+// compatibilityMessages renders findings in Confluent's verbose format:
+// for each earlier version with findings (newest first), one
+// `{errorType:'RULE_ID', path:'…', direction:'…', description:'…'}` per
+// finding, then `{oldSchemaVersion: n}` and `{oldSchema: '…'}`; finally
+// `{validateFields: '…', compatibility: 'LEVEL'}`. Compatible results have
+// no messages.
+func compatibilityMessages(res compat.Result, olds map[int]Schema, cfg Config) []string {
+	if res.Compatible() {
+		return []string{}
+	}
+	var (
+		out   []string
+		order []int
+		byVer = map[int][]compat.Finding{}
+	)
+	for _, f := range res.Findings {
+		if _, ok := byVer[f.Version]; !ok {
+			order = append(order, f.Version)
+		}
+		byVer[f.Version] = append(byVer[f.Version], f)
+	}
+	for _, v := range order {
+		for _, f := range byVer[v] {
+			out = append(out, fmt.Sprintf("{errorType:'%s', path:'%s', direction:'%s', description:'%s'}",
+				f.RuleID, f.Path, directionText(f.Direction, v), f.Message))
+		}
+		out = append(out, fmt.Sprintf("{oldSchemaVersion: %d}", v))
+		if st, ok := olds[v]; ok {
+			out = append(out, fmt.Sprintf("{oldSchema: '%s'}", st.Text))
+		}
+	}
+	validate := cfg.ValidateFields != nil && *cfg.ValidateFields
+	out = append(out, fmt.Sprintf("{validateFields: '%t', compatibility: '%s'}", validate, cfg.Compatibility))
+	return out
+}
+
+// directionText says in words who reads whom.
+func directionText(d compat.Direction, version int) string {
+	if d == compat.DirForward {
+		return fmt.Sprintf("FORWARD: version %d reading data written with the new schema", version)
+	}
+	return fmt.Sprintf("BACKWARD: the new schema reading data written with version %d", version)
+}

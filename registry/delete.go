@@ -1,0 +1,167 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// DeleteSubject deletes every version of subject and returns their
+// numbers, ascending (DELETE /subjects/{s}).
+//
+// A soft delete hides the live versions from listings, lookups,
+// compatibility and "latest"; their IDs stay resolvable and the subject's
+// config and mode are kept. permanent removes versions that were soft
+// deleted first, then the subject's config and mode; the subject's
+// version numbers then start again at 1.
+//
+// Errors: 40401 unknown subject; 40404 soft delete of a subject already
+// soft deleted; 40405 permanent delete of a subject with live versions;
+// 42206 a version is referenced by another schema; 42205 read-only mode.
+func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent bool) ([]int, error) {
+	var out []int
+	err := s.update(ctx, "delete subject", func(tx Tx) error {
+		out = nil
+		if err := checkWritable(ctx, tx, subject); err != nil {
+			return err
+		}
+		vs, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if len(vs) == 0 {
+			return errSubjectNotFound(subject)
+		}
+		lv := live(vs)
+		if !permanent {
+			if len(lv) == 0 {
+				return srerr.New(srerr.ErrSubjectSoftDeleted,
+					"Subject '%s' was soft deleted. Set permanent=true to delete permanently", subject)
+			}
+			if err := refuseReferenced(ctx, tx, lv); err != nil {
+				return err
+			}
+			for _, v := range lv {
+				v.Deleted = true
+				if err := tx.PutVersion(ctx, v); err != nil {
+					return fmt.Errorf("soft delete %q version %d: %w", subject, v.Version, err)
+				}
+				out = append(out, v.Version)
+			}
+			return nil
+		}
+		if len(lv) > 0 {
+			return srerr.New(srerr.ErrSubjectNotSoftDeleted,
+				"Subject '%s' was not deleted first before being permanently deleted", subject)
+		}
+		if err := refuseReferenced(ctx, tx, vs); err != nil {
+			return err
+		}
+		// Highest first, so that references inside the subject go first.
+		for i := len(vs) - 1; i >= 0; i-- {
+			if err := tx.DeleteVersion(ctx, subject, vs[i].Version); err != nil {
+				return fmt.Errorf("delete %q version %d: %w", subject, vs[i].Version, err)
+			}
+		}
+		for _, v := range vs {
+			out = append(out, v.Version)
+		}
+		return dropSubjectSettings(ctx, tx, subject)
+	})
+	return out, err
+}
+
+// DeleteVersion deletes version n (Latest for the latest live one) of
+// subject and returns its number (DELETE /subjects/{s}/versions/{v}).
+// Soft by default; permanent only after a soft delete. Removing the last
+// version permanently also removes the subject's config and mode.
+//
+// Errors: 40401 unknown subject; 40402 unknown version; 40406 soft delete
+// of a version already soft deleted; 40407 permanent delete of a live
+// version; 42206 the version is referenced; 42205 read-only mode.
+func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, permanent bool) (int, error) {
+	var out int
+	err := s.update(ctx, "delete version", func(tx Tx) error {
+		if err := checkWritable(ctx, tx, subject); err != nil {
+			return err
+		}
+		vs, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if len(vs) == 0 {
+			return errSubjectNotFound(subject)
+		}
+		v, ok := findVersion(vs, n, permanent)
+		if !ok {
+			return errVersionNotFound(subject, n)
+		}
+		if !permanent {
+			if v.Deleted {
+				return srerr.New(srerr.ErrVersionSoftDeleted,
+					"Subject '%s' Version %d was soft deleted. Set permanent=true to delete permanently", subject, v.Version)
+			}
+			if err := refuseReferenced(ctx, tx, []SubjectVersion{v}); err != nil {
+				return err
+			}
+			v.Deleted = true
+			if err := tx.PutVersion(ctx, v); err != nil {
+				return fmt.Errorf("soft delete %q version %d: %w", subject, v.Version, err)
+			}
+			out = v.Version
+			return nil
+		}
+		if !v.Deleted {
+			return srerr.New(srerr.ErrVersionNotSoftDeleted,
+				"Subject '%s' Version %d was not deleted first before being permanently deleted", subject, v.Version)
+		}
+		if err := refuseReferenced(ctx, tx, []SubjectVersion{v}); err != nil {
+			return err
+		}
+		if err := tx.DeleteVersion(ctx, subject, v.Version); err != nil {
+			return fmt.Errorf("delete %q version %d: %w", subject, v.Version, err)
+		}
+		out = v.Version
+		if len(vs) == 1 {
+			return dropSubjectSettings(ctx, tx, subject)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// refuseReferenced returns 42206 when a schema with a live version
+// references one of vs.
+func refuseReferenced(ctx context.Context, tx Tx, vs []SubjectVersion) error {
+	for _, v := range vs {
+		ids, err := referrers(ctx, tx, v.Subject, v.Version, false)
+		if err != nil {
+			return err
+		}
+		if len(ids) > 0 {
+			strs := make([]string, len(ids))
+			for i, id := range ids {
+				strs[i] = fmt.Sprint(id)
+			}
+			return srerr.New(srerr.ErrReferenceExists,
+				"One or more references exist to the schema {subject=%s, version=%d}: referenced by schema ids [%s]; delete those first",
+				v.Subject, v.Version, strings.Join(strs, ", "))
+		}
+	}
+	return nil
+}
+
+// dropSubjectSettings removes the config and mode of a subject that has no
+// versions left.
+func dropSubjectSettings(ctx context.Context, tx Tx, subject string) error {
+	if err := tx.DeleteConfig(ctx, subject); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("delete config of %q: %w", subject, err)
+	}
+	if err := tx.DeleteMode(ctx, subject); err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("delete mode of %q: %w", subject, err)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// SchemaByID returns the schema with global ID id (GET /schemas/ids/{id}).
+// IDs stay resolvable after their versions are deleted, so consumers can
+// still decode old data. Errors: 40403 unknown ID.
+func (s *Service) SchemaByID(ctx context.Context, id int64) (Schema, error) {
+	var out Schema
+	err := s.view(ctx, "get schema by id", func(tx Tx) error {
+		st, err := schemaByID(ctx, tx, id)
+		out = st
+		return err
+	})
+	return out, err
+}
+
+func schemaByID(ctx context.Context, tx Tx, id int64) (Schema, error) {
+	st, err := tx.SchemaByID(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Schema{}, errSchemaNotFound(id)
+	}
+	if err != nil {
+		return Schema{}, fmt.Errorf("get schema %d: %w", id, err)
+	}
+	return st, nil
+}
+
+// MaxSchemaID returns the largest schema ID stored, 0 when none
+// (fetchMaxId).
+func (s *Service) MaxSchemaID(ctx context.Context) (int64, error) {
+	var out int64
+	err := s.view(ctx, "get max schema id", func(tx Tx) error {
+		var err error
+		out, err = tx.MaxSchemaID(ctx)
+		return err
+	})
+	return out, err
+}
+
+// VersionsOfID returns the subject versions bound to schema id (GET
+// /schemas/ids/{id}/versions), restricted to subject when it is not "",
+// soft-deleted ones only with includeDeleted. Errors: 40403 unknown ID.
+func (s *Service) VersionsOfID(ctx context.Context, id int64, subject string, includeDeleted bool) ([]SubjectVersion, error) {
+	var out []SubjectVersion
+	err := s.view(ctx, "get versions of schema id", func(tx Tx) error {
+		if _, err := schemaByID(ctx, tx, id); err != nil {
+			return err
+		}
+		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Subject: subject, IncludeDeleted: includeDeleted})
+		if err != nil {
+			return fmt.Errorf("list versions of schema %d: %w", id, err)
+		}
+		out = vs
+		return nil
+	})
+	return out, err
+}
+
+// SubjectsOfID returns the subjects that hold schema id (GET
+// /schemas/ids/{id}/subjects), sorted, with the same filters as
+// VersionsOfID. Errors: 40403 unknown ID.
+func (s *Service) SubjectsOfID(ctx context.Context, id int64, subject string, includeDeleted bool) ([]string, error) {
+	vs, err := s.VersionsOfID(ctx, id, subject, includeDeleted)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, v := range vs {
+		if len(out) == 0 || out[len(out)-1] != v.Subject {
+			out = append(out, v.Subject)
+		}
+	}
+	return out, nil
+}
+
+// SubjectQuery selects subjects for GET /subjects.
+type SubjectQuery struct {
+	// Prefix keeps subjects starting with it ("" keeps all).
+	Prefix string
+	// Deleted also lists subjects whose versions are all soft-deleted.
+	Deleted bool
+	// DeletedOnly lists only those (it wins over Deleted).
+	DeletedOnly bool
+}
+
+// Subjects returns subject names sorted (GET /subjects). A subject is live
+// while it has a live version.
+func (s *Service) Subjects(ctx context.Context, q SubjectQuery) ([]string, error) {
+	out := []string{}
+	err := s.view(ctx, "list subjects", func(tx Tx) error {
+		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: q.Prefix, IncludeDeleted: q.Deleted || q.DeletedOnly})
+		if err != nil {
+			return fmt.Errorf("list versions: %w", err)
+		}
+		liveSubjects := map[string]bool{}
+		var names []string
+		for _, v := range vs {
+			if len(names) == 0 || names[len(names)-1] != v.Subject {
+				names = append(names, v.Subject)
+			}
+			if !v.Deleted {
+				liveSubjects[v.Subject] = true
+			}
+		}
+		for _, n := range names {
+			if q.DeletedOnly && liveSubjects[n] {
+				continue
+			}
+			out = append(out, n)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SubjectVersionsQuery selects versions for SubjectVersions.
+type SubjectVersionsQuery struct {
+	// Deleted includes soft-deleted versions.
+	Deleted bool
+	// DeletedOnly returns only soft-deleted versions (wins over Deleted).
+	DeletedOnly bool
+}
+
+// SubjectVersions returns the versions of subject, ascending (GET
+// /subjects/{s}/versions). Errors: 40401 when the subject has no versions,
+// or only soft-deleted ones and neither Deleted nor DeletedOnly is set.
+func (s *Service) SubjectVersions(ctx context.Context, subject string, q SubjectVersionsQuery) ([]SubjectVersion, error) {
+	var out []SubjectVersion
+	err := s.view(ctx, "list versions", func(tx Tx) error {
+		vs, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		out = []SubjectVersion{}
+		for _, v := range vs {
+			switch {
+			case q.DeletedOnly:
+				if v.Deleted {
+					out = append(out, v)
+				}
+			case q.Deleted || !v.Deleted:
+				out = append(out, v)
+			}
+		}
+		if len(vs) == 0 || (len(out) == 0 && !q.DeletedOnly) {
+			return errSubjectNotFound(subject)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Version returns version n of subject (Latest for the highest) with its
+// schema (GET /subjects/{s}/versions/{v}). Soft-deleted versions are found
+// only with includeDeleted. Errors: 40401 the subject has no (live)
+// versions; 40402 no such version.
+func (s *Service) Version(ctx context.Context, subject string, n int, includeDeleted bool) (SubjectSchema, error) {
+	var out SubjectSchema
+	err := s.view(ctx, "get version", func(tx Tx) error {
+		v, err := lookupVersion(ctx, tx, subject, n, includeDeleted)
+		if err != nil {
+			return err
+		}
+		st, err := schemaByID(ctx, tx, v.SchemaID)
+		if err != nil {
+			return err
+		}
+		out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
+		return nil
+	})
+	return out, err
+}
+
+// lookupVersion finds version n of subject, with Confluent's errors.
+func lookupVersion(ctx context.Context, tx Tx, subject string, n int, includeDeleted bool) (SubjectVersion, error) {
+	vs, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return SubjectVersion{}, err
+	}
+	if !includeDeleted {
+		vs = live(vs)
+	}
+	if len(vs) == 0 {
+		return SubjectVersion{}, errSubjectNotFound(subject)
+	}
+	v, ok := findVersion(vs, n, includeDeleted)
+	if !ok {
+		return SubjectVersion{}, errVersionNotFound(subject, n)
+	}
+	return v, nil
+}
+
+// ReferencedBy returns the IDs of schemas that reference version n of
+// subject, ascending (GET /subjects/{s}/versions/{v}/referencedby). Only
+// schemas that still have a live version count (a soft-deleted referrer no
+// longer blocks deletes), unless includeDeleted. Errors: as Version.
+func (s *Service) ReferencedBy(ctx context.Context, subject string, n int, includeDeleted bool) ([]int64, error) {
+	var out []int64
+	err := s.view(ctx, "get referencedby", func(tx Tx) error {
+		v, err := lookupVersion(ctx, tx, subject, n, true)
+		if err != nil {
+			return err
+		}
+		out, err = referrers(ctx, tx, v.Subject, v.Version, includeDeleted)
+		return err
+	})
+	return out, err
+}
+
+// referrers returns the IDs of schemas with a version (live, or any with
+// includeDeleted) that reference (subject, version).
+func referrers(ctx context.Context, tx Tx, subject string, version int, includeDeleted bool) ([]int64, error) {
+	ids, err := tx.ReferencedBy(ctx, subject, version)
+	if err != nil {
+		return nil, fmt.Errorf("list references to %q version %d: %w", subject, version, err)
+	}
+	out := []int64{}
+	for _, id := range ids {
+		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: includeDeleted})
+		if err != nil {
+			return nil, fmt.Errorf("list versions of schema %d: %w", id, err)
+		}
+		if len(vs) > 0 {
+			out = append(out, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// SchemaQuery selects subject versions for GET /schemas.
+type SchemaQuery struct {
+	// SubjectPrefix keeps subjects starting with it.
+	SubjectPrefix string
+	// Deleted includes soft-deleted versions.
+	Deleted bool
+	// LatestOnly keeps the highest listed version of each subject.
+	LatestOnly bool
+}
+
+// Schemas returns subject versions with their schemas, ordered by subject
+// then version (GET /schemas).
+func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, error) {
+	out := []SubjectSchema{}
+	err := s.view(ctx, "list schemas", func(tx Tx) error {
+		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: q.SubjectPrefix, IncludeDeleted: q.Deleted})
+		if err != nil {
+			return fmt.Errorf("list versions: %w", err)
+		}
+		if q.LatestOnly {
+			latest := vs[:0:0]
+			for i, v := range vs {
+				if i+1 == len(vs) || vs[i+1].Subject != v.Subject {
+					latest = append(latest, v)
+				}
+			}
+			vs = latest
+		}
+		byID := map[int64]Schema{}
+		for _, v := range vs {
+			st, ok := byID[v.SchemaID]
+			if !ok {
+				st, err = schemaByID(ctx, tx, v.SchemaID)
+				if err != nil {
+					return err
+				}
+				byID[v.SchemaID] = st
+			}
+			out = append(out, SubjectSchema{Subject: v.Subject, Version: v.Version, Deleted: v.Deleted, Schema: st})
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,405 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// RegisterRequest is a schema sent to register, look up or check
+// (Confluent RegisterSchemaRequest).
+type RegisterRequest struct {
+	// Schema is the schema text. Required.
+	Schema string
+	// Type is the schema language; "" means AVRO.
+	Type compat.SchemaType
+	// References name the registered schemas this one uses. Version -1
+	// means the referenced subject's latest version.
+	References []Reference
+	// Metadata and RuleSet are Confluent data-contract objects, stored as
+	// sent (compacted) and part of the schema's identity.
+	Metadata json.RawMessage
+	RuleSet  json.RawMessage
+	// ID is honoured in IMPORT mode only (42205 otherwise); 0 means none.
+	ID int64
+	// Version, when > 0, asks for that version number: in IMPORT mode it is
+	// used as is; otherwise it must be the subject's next version.
+	Version int
+	// Normalize stores and compares the normalized form of the schema
+	// (also on when the subject's effective config says normalize).
+	Normalize bool
+}
+
+// SubjectSchema is one version of a subject with its schema (Confluent
+// `Schema` entity: subject, version, id, schemaType, references, schema).
+type SubjectSchema struct {
+	Subject string
+	Version int
+	Deleted bool
+	Schema  Schema
+}
+
+// candidate is a schema sent by a client, parsed and fingerprinted.
+type candidate struct {
+	parsed compat.Schema
+	schema Schema
+	// altFingerprint is the fingerprint of the other form (normalized
+	// when schema uses the canonical one, and the reverse), for lookups.
+	altFingerprint string
+}
+
+// checkRequest validates the parts of req that need no store.
+func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
+	if req.Type == "" {
+		req.Type = compat.Avro
+	}
+	req.Type = compat.SchemaType(strings.ToUpper(string(req.Type)))
+	if strings.TrimSpace(req.Schema) == "" {
+		return nil, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: the schema text is empty")
+	}
+	if len(req.Schema) > s.maxSchemaSize {
+		return nil, srerr.New(srerr.ErrSchemaTooLarge,
+			"Schema too large: %d bytes, the limit is %d bytes", len(req.Schema), s.maxSchemaSize)
+	}
+	for i, r := range req.References {
+		if r.Name == "" || r.Subject == "" {
+			return nil, srerr.New(srerr.ErrInvalidSchema,
+				"Invalid schema: reference %d needs a name and a subject", i)
+		}
+		if r.Version == 0 || r.Version < Latest {
+			return nil, srerr.New(srerr.ErrInvalidSchema,
+				"Invalid schema: reference %q has invalid version %d (want >= 1, or -1 for latest)", r.Name, r.Version)
+		}
+	}
+	return s.format(req.Type)
+}
+
+// newCandidate resolves req's references in tx, parses the schema and
+// computes its stored text and fingerprint.
+func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool) (candidate, error) {
+	deps, err := s.resolveReferences(ctx, tx, req.References)
+	if err != nil {
+		return candidate{}, err
+	}
+	p, err := f.Parse(req.Schema, deps)
+	if err != nil {
+		return candidate{}, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
+	}
+	refs := req.References
+	// Pin "latest" references to the version they resolved to, so that
+	// identity and referencedby stay stable.
+	if hasLatestRef(refs) {
+		refs = append([]Reference(nil), refs...)
+		for i, r := range refs {
+			if r.Version == Latest {
+				v, err := resolveRefVersion(ctx, tx, r, false)
+				if err != nil {
+					return candidate{}, err
+				}
+				refs[i].Version = v.Version
+			}
+		}
+	}
+	text, alt := p.Canonical(), p.Normalized()
+	if normalize {
+		text, alt = alt, text
+	}
+	meta, rules := compactJSON(req.Metadata), compactJSON(req.RuleSet)
+	st := Schema{
+		Type:       f.Type(),
+		Text:       text,
+		References: refs,
+		Metadata:   meta,
+		RuleSet:    rules,
+	}
+	st.Fingerprint = Fingerprint(st.Type, st.Text, refs, meta, rules)
+	return candidate{
+		parsed:         p,
+		schema:         st,
+		altFingerprint: Fingerprint(st.Type, alt, refs, meta, rules),
+	}, nil
+}
+
+func hasLatestRef(refs []Reference) bool {
+	for _, r := range refs {
+		if r.Version == Latest {
+			return true
+		}
+	}
+	return false
+}
+
+// Register registers req under subject (POST /subjects/{s}/versions) in
+// one transaction and returns the version it created or found.
+//
+// Semantics follow Confluent: a schema equal to a live version of the
+// subject returns that version (even when it is not the latest); the same
+// content under any subject reuses its global ID; a new version is the
+// highest version ever used by the subject (soft-deleted included) + 1;
+// compatibility is checked at the subject's effective level against live
+// versions only, and every finding is reported (409).
+//
+// Errors: 42208 invalid subject; 42201 invalid schema, unknown type or
+// missing reference; 42209 schema too large; 42205 mode forbids the write
+// (READONLY, an explicit id outside IMPORT, IMPORT without an id, an
+// imported id that holds other content); 42207 an imported schema already
+// registered under another id; 409 incompatible.
+func (s *Service) Register(ctx context.Context, subject string, req RegisterRequest) (SubjectSchema, error) {
+	if err := ValidateSubject(subject); err != nil {
+		return SubjectSchema{}, err
+	}
+	f, err := s.checkRequest(&req)
+	if err != nil {
+		return SubjectSchema{}, err
+	}
+	var (
+		out     SubjectSchema
+		created compat.Schema
+	)
+	err = s.update(ctx, "register schema", func(tx Tx) error {
+		out, created = SubjectSchema{}, nil
+		mode, err := effectiveMode(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if err := writable(subject, mode); err != nil {
+			return err
+		}
+		if req.ID > 0 && mode != ModeImport {
+			return srerr.New(srerr.ErrOperationNotPermitted,
+				"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", subject)
+		}
+		if req.ID <= 0 && mode == ModeImport {
+			return srerr.New(srerr.ErrOperationNotPermitted,
+				"Subject %s is in import mode: a schema id must be given", subject)
+		}
+		cfg, err := effectiveConfig(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		if err != nil {
+			return err
+		}
+		versions, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		existing, err := tx.SchemaByFingerprint(ctx, cand.schema.Fingerprint)
+		found := err == nil
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("look up schema by fingerprint: %w", err)
+		}
+		if found && mode == ModeImport && existing.ID != req.ID {
+			return srerr.New(srerr.ErrIDDoesNotMatch,
+				"Schema already registered with id %d instead of input id %d", existing.ID, req.ID)
+		}
+		if found {
+			// Re-registering a live version returns it unchanged.
+			for i := len(versions) - 1; i >= 0; i-- {
+				v := versions[i]
+				if v.Deleted || v.SchemaID != existing.ID {
+					continue
+				}
+				if req.Version > 0 && req.Version != v.Version {
+					continue
+				}
+				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: existing}
+				return nil
+			}
+		}
+		next := 1
+		if len(versions) > 0 {
+			next = versions[len(versions)-1].Version + 1
+		}
+		version := next
+		if req.Version > 0 {
+			if mode != ModeImport && req.Version != next {
+				return srerr.New(srerr.ErrInvalidSchema,
+					"Invalid schema: version %d was asked for, but the next version of subject %s is %d", req.Version, subject, next)
+			}
+			version = req.Version
+		}
+		if mode != ModeImport {
+			level := cfg.Compatibility
+			res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, live(versions))
+			if err != nil {
+				return err
+			}
+			if !res.Compatible() {
+				return srerr.New(srerr.ErrIncompatibleSchema,
+					"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
+					subject, strings.Join(compatibilityMessages(res, olds, cfg), ", "))
+			}
+		}
+		id := existing.ID
+		if !found {
+			if mode == ModeImport {
+				if other, err := tx.SchemaByID(ctx, req.ID); err == nil {
+					if other.Fingerprint != cand.schema.Fingerprint {
+						return srerr.New(srerr.ErrOperationNotPermitted,
+							"Overwrite new schema with id %d is not permitted: that id holds a different schema", req.ID)
+					}
+				} else if !errors.Is(err, ErrNotFound) {
+					return fmt.Errorf("look up schema %d: %w", req.ID, err)
+				}
+				cand.schema.ID = req.ID
+			}
+			id, err = tx.CreateSchema(ctx, cand.schema)
+			if err != nil {
+				if errors.Is(err, ErrConflict) {
+					return srerr.New(srerr.ErrOperationNotPermitted,
+						"Overwrite new schema with id %d is not permitted: that id holds a different schema", req.ID)
+				}
+				return fmt.Errorf("create schema: %w", err)
+			}
+			existing = cand.schema
+			existing.ID = id
+			created = cand.parsed
+		}
+		if err := tx.PutVersion(ctx, SubjectVersion{Subject: subject, Version: version, SchemaID: id}); err != nil {
+			return fmt.Errorf("put version %d of %q: %w", version, subject, err)
+		}
+		out = SubjectSchema{Subject: subject, Version: version, Schema: existing}
+		return nil
+	})
+	if err != nil {
+		return SubjectSchema{}, err
+	}
+	if created != nil {
+		s.parsed.put(out.Schema.ID, created)
+	}
+	s.log.DebugContext(ctx, "schema registered", "subject", subject, "version", out.Version, "id", out.Schema.ID)
+	return out, nil
+}
+
+// Lookup finds req among the versions of subject (POST /subjects/{s}):
+// the newest version whose schema has the same content, in canonical or
+// normalized form. With includeDeleted, soft-deleted versions count too.
+//
+// Errors: 40401 the subject has no (live) versions; 40403 no version
+// holds this schema (an empty schema text included); 42201 the schema
+// does not parse.
+func (s *Service) Lookup(ctx context.Context, subject string, req RegisterRequest, includeDeleted bool) (SubjectSchema, error) {
+	var out SubjectSchema
+	err := s.view(ctx, "look up schema", func(tx Tx) error {
+		versions, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if !includeDeleted {
+			versions = live(versions)
+		}
+		if len(versions) == 0 {
+			return errSubjectNotFound(subject)
+		}
+		if strings.TrimSpace(req.Schema) == "" {
+			return srerr.New(srerr.ErrSchemaNotFound, "Schema not found: the schema text is empty")
+		}
+		f, err := s.checkRequest(&req)
+		if err != nil {
+			return err
+		}
+		cfg, err := effectiveConfig(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		if err != nil {
+			return err
+		}
+		for _, fp := range []string{cand.schema.Fingerprint, cand.altFingerprint} {
+			st, err := tx.SchemaByFingerprint(ctx, fp)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("look up schema by fingerprint: %w", err)
+			}
+			for i := len(versions) - 1; i >= 0; i-- {
+				if versions[i].SchemaID == st.ID {
+					out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
+					return nil
+				}
+			}
+		}
+		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
+	})
+	return out, err
+}
+
+// maxReferenceDepth bounds reference chains, so a cycle written by a
+// buggy import cannot recurse forever.
+const maxReferenceDepth = 64
+
+// resolveReferences returns the texts of refs and, transitively, of their
+// own references, in dependency order (a dependency before its users),
+// each name once. A reference to a missing subject or version is 42201.
+func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference) ([]compat.Dependency, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	var (
+		out  []compat.Dependency
+		seen = map[string]bool{}
+	)
+	var walk func(refs []Reference, depth int, stored bool) error
+	walk = func(refs []Reference, depth int, stored bool) error {
+		if depth > maxReferenceDepth {
+			return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: references nest deeper than %d levels", maxReferenceDepth)
+		}
+		for _, r := range refs {
+			if seen[r.Name] {
+				continue
+			}
+			v, err := resolveRefVersion(ctx, tx, r, stored)
+			if err != nil {
+				return err
+			}
+			st, err := tx.SchemaByID(ctx, v.SchemaID)
+			if err != nil {
+				return fmt.Errorf("load referenced schema %d: %w", v.SchemaID, err)
+			}
+			seen[r.Name] = true
+			if err := walk(st.References, depth+1, true); err != nil {
+				return err
+			}
+			out = append(out, compat.Dependency{Name: r.Name, Text: st.Text})
+		}
+		return nil
+	}
+	if err := walk(refs, 0, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// resolveRefVersion finds the subject version a reference names. New
+// references must point at live versions; references already stored may
+// point at soft-deleted ones.
+func resolveRefVersion(ctx context.Context, tx Tx, r Reference, includeDeleted bool) (SubjectVersion, error) {
+	vs, err := subjectVersions(ctx, tx, r.Subject)
+	if err != nil {
+		return SubjectVersion{}, err
+	}
+	if !includeDeleted {
+		vs = live(vs)
+	}
+	v, ok := findVersion(vs, r.Version, includeDeleted)
+	if !ok {
+		ver := fmt.Sprint(r.Version)
+		if r.Version == Latest {
+			ver = "latest"
+		}
+		return SubjectVersion{}, srerr.New(srerr.ErrInvalidSchema,
+			"Invalid schema: reference %q names subject %q version %s, which does not exist", r.Name, r.Subject, ver)
+	}
+	return v, nil
+}
