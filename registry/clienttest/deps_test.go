@@ -8,9 +8,9 @@ import (
 
 // TestCharterHasNoConfluentDeps guards the CGO_ENABLED=0 build of the
 // binary: the cgo Confluent client is for these tests only and must never
-// reach ./cmd/charter's import graph. (TestMain already built the binary with
-// CGO_ENABLED=0.) go list runs with the default cgo setting, so imports from
-// cgo-only files count too.
+// reach ./cmd/charter's import graph (charterBinary builds the binary with
+// CGO_ENABLED=0 for every server test). go list runs with the default cgo
+// setting, so imports from cgo-only files count too.
 func TestCharterHasNoConfluentDeps(t *testing.T) {
 	cmd := exec.Command(goTool(), "list", "-deps", charterPackage)
 	out, err := cmd.Output()

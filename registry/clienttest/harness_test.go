@@ -25,8 +25,14 @@ const charterPackage = "github.com/charter-dev/charter/cmd/charter"
 // contentType is what Confluent clients send with a request body.
 const contentType = "application/vnd.schemaregistry.v1+json"
 
-// charterBin is the path of the charter binary built once by TestMain.
-var charterBin string
+// binDir holds the charter binary built for this test run.
+var binDir string
+
+var (
+	buildOnce  sync.Once
+	charterBin string // path of the built binary
+	buildErr   error
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))
@@ -39,16 +45,72 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	charterBin = filepath.Join(dir, "charter")
-	// CGO_ENABLED=0: the binary must build (and, below, run) without cgo,
-	// even though this test package links the cgo Confluent client.
-	build := exec.Command(goTool(), "build", "-o", charterBin, charterPackage)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "clienttest: CGO_ENABLED=0 go build %s: %v\n%s", charterPackage, err, out)
-		return 1
-	}
+	binDir = dir
 	return m.Run()
+}
+
+// charterBinary builds ./cmd/charter once per test run and returns its path.
+//
+// It builds with CGO_ENABLED=0: the binary must build (and run) without cgo,
+// even though this test package links the cgo Confluent client. It also
+// reads every source and embedded file of the binary's own packages, plus
+// go.mod and go.sum: go test records the files a test opens, so a cached
+// "ok" for this package is invalidated when the server's code changes,
+// although the test binary does not import it.
+func charterBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		bin := filepath.Join(binDir, "charter")
+		build := exec.Command(goTool(), "build", "-o", bin, charterPackage)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("CGO_ENABLED=0 go build %s: %w\n%s", charterPackage, err, out)
+			return
+		}
+		if err := readSources(); err != nil {
+			buildErr = err
+			return
+		}
+		charterBin = bin
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return charterBin
+}
+
+// readSources reads the files the charter binary is built from (see
+// charterBinary).
+func readSources() error {
+	list := exec.Command(goTool(), "list", "-deps",
+		"-f", "{{if and .Module .Module.Main}}{{.Module.Dir}}|{{.Dir}}|{{join .GoFiles \",\"}},{{join .EmbedFiles \",\"}}{{end}}",
+		charterPackage)
+	out, err := list.Output()
+	if err != nil {
+		return fmt.Errorf("go list -deps %s: %w", charterPackage, err)
+	}
+	var files []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.SplitN(line, "|", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		files = append(files, filepath.Join(parts[0], "go.mod"), filepath.Join(parts[0], "go.sum"))
+		for _, f := range strings.Split(parts[2], ",") {
+			if f != "" {
+				files = append(files, filepath.Join(parts[1], f))
+			}
+		}
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("go list -deps %s: no source files of the main module", charterPackage)
+	}
+	for _, f := range files {
+		if _, err := os.ReadFile(f); err != nil {
+			return fmt.Errorf("read charter source: %w", err)
+		}
+	}
+	return nil
 }
 
 // goTool returns the go command; `go test` puts GOROOT/bin first on PATH.
@@ -105,7 +167,7 @@ func startServerDB(t *testing.T, db string) *server {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := launch(db)
+		s, err := launch(charterBinary(t), db)
 		if err == nil {
 			t.Cleanup(func() {
 				if t.Failed() {
@@ -123,7 +185,7 @@ func startServerDB(t *testing.T, db string) *server {
 	return nil
 }
 
-func launch(db string) (*server, error) {
+func launch(bin, db string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -135,12 +197,12 @@ func launch(db string) (*server, error) {
 		output: &lockedBuffer{},
 		exited: make(chan struct{}),
 	}
-	s.cmd = exec.Command(charterBin, "serve", "--listen", addr, "--db", db)
+	s.cmd = exec.Command(bin, "serve", "--listen", addr, "--db", db)
 	s.cmd.Stdout = s.output
 	s.cmd.Stderr = s.output
 	s.cmd.Env = withoutCharterEnv(os.Environ())
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", charterBin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() {
 		_ = s.cmd.Wait()
