@@ -1,0 +1,165 @@
+package sqlite
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/charter-dev/charter/registry"
+)
+
+func TestPrefixEnd(t *testing.T) {
+	cases := []struct {
+		prefix, end string
+		ok          bool
+	}{
+		{"a", "b", true},
+		{"orders-", "orders.", true},
+		{"a%", "a&", true},
+		{"a_", "a`", true},
+		{"é", "\xc3\xaa", true}, // é is c3 a9
+		{"a\xff", "b", true},
+		{"a\xff\xff", "b", true},
+		{"\xff", "", false},
+	}
+	for _, c := range cases {
+		end, ok := prefixEnd(c.prefix)
+		if end != c.end || ok != c.ok {
+			t.Errorf("prefixEnd(%q) = %q, %v; want %q, %v", c.prefix, end, ok, c.end, c.ok)
+		}
+		if ok && !(c.prefix < end) {
+			t.Errorf("prefixEnd(%q) = %q is not above the prefix", c.prefix, end)
+		}
+	}
+}
+
+// TestVersionsQueryPlan: every filtered Versions query is an index search,
+// never a scan of subject_versions; a Subject lookup uses the primary key.
+func TestVersionsQueryPlan(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir()+"/registry.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cases := []struct {
+		name string
+		q    registry.VersionQuery
+		want string
+	}{
+		{"subject", registry.VersionQuery{Subject: "s"}, "SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
+		{"subject with deleted", registry.VersionQuery{Subject: "s", IncludeDeleted: true}, "SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
+		{"prefix", registry.VersionQuery{SubjectPrefix: "s"}, "SEARCH subject_versions USING PRIMARY KEY (subject>? AND subject<?)"},
+		{"schema ID", registry.VersionQuery{SchemaID: 1}, "SEARCH subject_versions USING INDEX subject_versions_schema_id (schema_id=?)"},
+		{"subject and schema ID", registry.VersionQuery{Subject: "s", SchemaID: 1}, "SEARCH subject_versions USING"},
+	}
+	for _, c := range cases {
+		query, args := versionsQuery(c.q)
+		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		got := strings.Join(plan, "; ")
+		if !strings.Contains(got, c.want) || strings.Contains(got, "SCAN subject_versions") {
+			t.Errorf("%s: plan %q, want it to contain %q and no SCAN", c.name, got, c.want)
+		}
+	}
+}
+
+func TestMigrations(t *testing.T) {
+	file := func(sql string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(sql)} }
+	cases := []struct {
+		name    string
+		fsys    fstest.MapFS
+		wantErr string
+		want    []int
+	}{
+		{"ordered", fstest.MapFS{
+			"migrations/0002_b.sql": file("B"),
+			"migrations/0001_a.sql": file("A"),
+		}, "", []int{1, 2}},
+		{"bad name", fstest.MapFS{"migrations/1_a.sql": file("A")}, "not NNNN_name.sql", nil},
+		{"gap", fstest.MapFS{
+			"migrations/0001_a.sql": file("A"),
+			"migrations/0003_c.sql": file("C"),
+		}, "want version 0002", nil},
+		{"duplicate", fstest.MapFS{
+			"migrations/0001_a.sql": file("A"),
+			"migrations/0001_b.sql": file("B"),
+		}, "want version 0002", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms, err := migrations(c.fsys)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for _, m := range ms {
+				got = append(got, m.version)
+			}
+			if len(got) != len(c.want) || got[0] != c.want[0] || got[1] != c.want[1] {
+				t.Errorf("versions = %v, want %v", got, c.want)
+			}
+		})
+	}
+	// The embedded files themselves are valid and start at 0001.
+	ms, err := migrations(migrationFiles)
+	if err != nil || len(ms) == 0 || !bytes.HasPrefix([]byte(ms[0].name), []byte("0001_")) {
+		t.Errorf("embedded migrations: %d files, %v", len(ms), err)
+	}
+}
+
+// TestPragmas: the settings the package doc promises are in force on both
+// pools (the DSN pragmas run on every new connection).
+func TestPragmas(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir()+"/registry.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	cases := []struct {
+		pool   string
+		pragma string
+		want   string
+	}{
+		{"write", "journal_mode", "wal"},
+		{"write", "synchronous", "2"}, // FULL
+		{"write", "foreign_keys", "1"},
+		{"write", "busy_timeout", "10000"},
+		{"write", "query_only", "0"},
+		{"read", "journal_mode", "wal"},
+		{"read", "foreign_keys", "1"},
+		{"read", "busy_timeout", "10000"},
+		{"read", "query_only", "1"},
+	}
+	for _, c := range cases {
+		db := s.write
+		if c.pool == "read" {
+			db = s.read
+		}
+		var got string
+		if err := db.QueryRowContext(t.Context(), "PRAGMA "+c.pragma).Scan(&got); err != nil {
+			t.Fatalf("%s pool: PRAGMA %s: %v", c.pool, c.pragma, err)
+		}
+		if got != c.want {
+			t.Errorf("%s pool: PRAGMA %s = %s, want %s", c.pool, c.pragma, got, c.want)
+		}
+	}
+}
