@@ -1,0 +1,216 @@
+// Package api is Charter's Confluent-compatible REST API: one http.Handler
+// over a registry.Service.
+//
+// It is a thin adapter: each handler decodes the request, calls one
+// Service method and encodes the answer; every error goes through
+// writeError, which maps it to Confluent's `{"error_code": N, "message":
+// "..."}` with the status of its srerr code. Requests may carry
+// `application/vnd.schemaregistry.v1+json`, `application/vnd.schemaregistry+json`,
+// `application/json` or `application/octet-stream` bodies; responses are
+// `application/vnd.schemaregistry.v1+json`. The endpoints and their
+// answers follow the Confluent Schema Registry API reference
+// (docs.confluent.io, "Schema Registry API Reference").
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// DefaultMaxBodyBytes is the default limit of a request body, in bytes
+// (4 MiB); larger bodies answer 413.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Options configures the handler. The zero value is usable.
+type Options struct {
+	// Logger receives one line per request (method, path, status,
+	// duration) and every unexpected error. Default: slog.Default().
+	Logger *slog.Logger
+	// MaxBodyBytes limits request bodies (default DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// Version and Commit are reported by GET /v1/metadata/version
+	// (defaults "dev" and "unknown").
+	Version, Commit string
+	// ClusterID is reported by GET /v1/metadata/id (default "charter").
+	ClusterID string
+}
+
+// maxCachedResponses bounds the per-ID response cache.
+const maxCachedResponses = 100_000
+
+type server struct {
+	svc  *registry.Service
+	log  *slog.Logger
+	opts Options
+
+	// byID caches the encoded body of GET /schemas/ids/{id}: schemas are
+	// immutable and never removed, so an entry never goes stale.
+	byIDMu sync.RWMutex
+	byID   map[int64][]byte
+}
+
+// New returns the REST API over svc.
+func New(svc *registry.Service, opts Options) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.Commit == "" {
+		opts.Commit = "unknown"
+	}
+	if opts.ClusterID == "" {
+		opts.ClusterID = "charter"
+	}
+	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{}}
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return s.logRequests(s.recoverPanics(s.checkContentType(mux)))
+}
+
+// routes registers every endpoint. Subjects are single path segments;
+// URL-encoded characters, %2F included, arrive decoded in PathValue.
+func (s *server) routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", s.root)
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /health/live", s.health)
+	mux.HandleFunc("GET /health/ready", s.ready)
+	mux.HandleFunc("GET /v1/metadata/id", s.clusterID)
+	mux.HandleFunc("GET /v1/metadata/version", s.serverVersion)
+	mux.HandleFunc("GET /contexts", s.contexts)
+
+	mux.HandleFunc("GET /subjects", s.listSubjects)
+	mux.HandleFunc("POST /subjects/{subject}", s.lookupSchema)
+	mux.HandleFunc("DELETE /subjects/{subject}", s.deleteSubject)
+	mux.HandleFunc("GET /subjects/{subject}/versions", s.listVersions)
+	mux.HandleFunc("POST /subjects/{subject}/versions", s.register)
+	mux.HandleFunc("GET /subjects/{subject}/versions/{version}", s.getVersion)
+	mux.HandleFunc("DELETE /subjects/{subject}/versions/{version}", s.deleteVersion)
+	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.getVersionSchema)
+	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/referencedby", s.referencedBy)
+
+	mux.HandleFunc("GET /schemas", s.listSchemas)
+	mux.HandleFunc("GET /schemas/types", s.schemaTypes)
+	mux.HandleFunc("GET /schemas/ids/{id}", s.schemaByID)
+	mux.HandleFunc("GET /schemas/ids/{id}/schema", s.schemaTextByID)
+	mux.HandleFunc("GET /schemas/ids/{id}/subjects", s.subjectsByID)
+	mux.HandleFunc("GET /schemas/ids/{id}/versions", s.versionsByID)
+
+	mux.HandleFunc("GET /config", s.getConfig)
+	mux.HandleFunc("PUT /config", s.putConfig)
+	mux.HandleFunc("DELETE /config", s.deleteConfig)
+	mux.HandleFunc("GET /config/{subject}", s.getConfig)
+	mux.HandleFunc("PUT /config/{subject}", s.putConfig)
+	mux.HandleFunc("DELETE /config/{subject}", s.deleteConfig)
+
+	mux.HandleFunc("GET /mode", s.getMode)
+	mux.HandleFunc("PUT /mode", s.putMode)
+	mux.HandleFunc("DELETE /mode", s.deleteMode)
+	mux.HandleFunc("GET /mode/{subject}", s.getMode)
+	mux.HandleFunc("PUT /mode/{subject}", s.putMode)
+	mux.HandleFunc("DELETE /mode/{subject}", s.deleteMode)
+
+	mux.HandleFunc("POST /compatibility/subjects/{subject}/versions", s.checkCompatibility)
+	mux.HandleFunc("POST /compatibility/subjects/{subject}/versions/{version}", s.checkCompatibility)
+
+	// Everything else: 405 when another method would match, else 404,
+	// both as Confluent error bodies.
+	mux.Handle("/", s.fallback(mux))
+}
+
+// fallback answers requests no endpoint takes.
+func (s *server) fallback(mux *http.ServeMux) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+			if m == r.Method {
+				continue
+			}
+			probe := r.Clone(r.Context())
+			probe.Method = m
+			if _, pattern := mux.Handler(probe); pattern != "" && pattern != "/" {
+				writeError(w, r, s.log, errMethodNotAllowed)
+				return
+			}
+		}
+		writeError(w, r, s.log, errNotFound)
+	}
+}
+
+func (s *server) root(w http.ResponseWriter, r *http.Request) {
+	writeRaw(w, http.StatusOK, []byte("{}"))
+}
+
+func (s *server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
+}
+
+// ready answers UP when the store answers a read.
+func (s *server) ready(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.svc.MaxSchemaID(r.Context()); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
+}
+
+func (s *server) clusterID(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"scope": map[string]any{
+			"path":     []string{},
+			"clusters": map[string]string{"schema-registry-cluster": s.opts.ClusterID},
+		},
+		"id": s.opts.ClusterID,
+	})
+}
+
+func (s *server) serverVersion(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"version": s.opts.Version, "commitId": s.opts.Commit})
+}
+
+// contexts lists the one context Charter has, the default ".".
+func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []string{"."})
+}
+
+// cachedByID returns the cached body of GET /schemas/ids/{id}.
+func (s *server) cachedByID(id int64) ([]byte, bool) {
+	s.byIDMu.RLock()
+	b, ok := s.byID[id]
+	s.byIDMu.RUnlock()
+	return b, ok
+}
+
+func (s *server) cacheByID(id int64, body []byte) {
+	s.byIDMu.Lock()
+	if len(s.byID) >= maxCachedResponses {
+		clear(s.byID)
+	}
+	s.byID[id] = body
+	s.byIDMu.Unlock()
+}
+
+// parseID parses a schema ID path segment. Confluent's router answers a
+// non-numeric ID with a plain 404; a numeric one that no schema has
+// (negative, zero or out of range included) is 40403.
+func parseID(r *http.Request) (int64, error) {
+	raw := r.PathValue("id")
+	digits := strings.TrimPrefix(raw, "-")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, errNotFound
+	}
+	id, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, srerr.New(srerr.ErrSchemaNotFound, "Schema %s not found", raw)
+	}
+	return id, nil
+}

@@ -1,0 +1,39 @@
+package api
+
+import "net/http"
+
+// compatibilityResponse is Confluent's CompatibilityCheckResponse;
+// messages only with verbose=true and an incompatible schema.
+type compatibilityResponse struct {
+	IsCompatible bool     `json:"is_compatible"`
+	Messages     []string `json:"messages,omitempty"`
+}
+
+// checkCompatibility: POST /compatibility/subjects/{subject}/versions[/{version}]
+// ?verbose&normalize → {"is_compatible": …, "messages": […]}. Without a
+// version the schema is checked as register would check it.
+func (s *server) checkCompatibility(w http.ResponseWriter, r *http.Request) {
+	v := 0
+	if r.PathValue("version") != "" {
+		var err error
+		if v, err = version(r); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
+	var req schemaRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	res, err := s.svc.CheckCompatibility(r.Context(), r.PathValue("subject"), v, req.toService(r))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	out := compatibilityResponse{IsCompatible: res.Compatible}
+	if boolParam(r, "verbose") {
+		out.Messages = res.Messages
+	}
+	writeJSON(w, http.StatusOK, out)
+}

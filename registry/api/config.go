@@ -1,0 +1,151 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+)
+
+// configRequest is Confluent's ConfigUpdateRequest. Both `compatibility`
+// (the documented name) and `compatibilityLevel` (what GET returns) are
+// accepted; `compatibility` wins when both are set. Fields Charter does
+// not act on yet are accepted and ignored.
+type configRequest struct {
+	Compatibility       *string         `json:"compatibility"`
+	CompatibilityLevel  *string         `json:"compatibilityLevel"`
+	CompatibilityGroup  *string         `json:"compatibilityGroup"`
+	CompatibilityPolicy *string         `json:"compatibilityPolicy"`
+	Normalize           *bool           `json:"normalize"`
+	ValidateFields      *bool           `json:"validateFields"`
+	ValidateRules       *bool           `json:"validateRules"`
+	Alias               *string         `json:"alias"`
+	DefaultMetadata     json.RawMessage `json:"defaultMetadata"`
+	OverrideMetadata    json.RawMessage `json:"overrideMetadata"`
+	DefaultRuleSet      json.RawMessage `json:"defaultRuleSet"`
+	OverrideRuleSet     json.RawMessage `json:"overrideRuleSet"`
+}
+
+func (q configRequest) toConfig() registry.Config {
+	var c registry.Config
+	switch {
+	case q.Compatibility != nil && *q.Compatibility != "":
+		c.Compatibility = compat.Level(*q.Compatibility)
+	case q.CompatibilityLevel != nil && *q.CompatibilityLevel != "":
+		c.Compatibility = compat.Level(*q.CompatibilityLevel)
+	}
+	if q.CompatibilityGroup != nil {
+		c.CompatibilityGroup = *q.CompatibilityGroup
+	}
+	if q.Alias != nil {
+		c.Alias = *q.Alias
+	}
+	c.Normalize = q.Normalize
+	c.ValidateFields = q.ValidateFields
+	c.DefaultMetadata = q.DefaultMetadata
+	c.OverrideMetadata = q.OverrideMetadata
+	c.DefaultRuleSet = q.DefaultRuleSet
+	c.OverrideRuleSet = q.OverrideRuleSet
+	return c
+}
+
+// configUpdateResponse is what PUT /config answers: the stored config
+// with the level under `compatibility`, as Confluent echoes its request.
+type configUpdateResponse struct {
+	Compatibility      compat.Level    `json:"compatibility,omitempty"`
+	Normalize          *bool           `json:"normalize,omitempty"`
+	ValidateFields     *bool           `json:"validateFields,omitempty"`
+	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
+	Alias              string          `json:"alias,omitempty"`
+	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`
+	OverrideMetadata   json.RawMessage `json:"overrideMetadata,omitempty"`
+	DefaultRuleSet     json.RawMessage `json:"defaultRuleSet,omitempty"`
+	OverrideRuleSet    json.RawMessage `json:"overrideRuleSet,omitempty"`
+}
+
+// getConfig: GET /config[/{subject}]?defaultToGlobal →
+// {"compatibilityLevel": …}.
+func (s *server) getConfig(w http.ResponseWriter, r *http.Request) {
+	c, err := s.svc.Config(r.Context(), r.PathValue("subject"), boolParam(r, "defaultToGlobal"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// putConfig: PUT /config[/{subject}] → {"compatibility": …}.
+func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
+	var req configRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toConfig())
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, configUpdateResponse{
+		Compatibility:      c.Compatibility,
+		Normalize:          c.Normalize,
+		ValidateFields:     c.ValidateFields,
+		CompatibilityGroup: c.CompatibilityGroup,
+		Alias:              c.Alias,
+		DefaultMetadata:    c.DefaultMetadata,
+		OverrideMetadata:   c.OverrideMetadata,
+		DefaultRuleSet:     c.DefaultRuleSet,
+		OverrideRuleSet:    c.OverrideRuleSet,
+	})
+}
+
+// deleteConfig: DELETE /config[/{subject}] → the removed config.
+func (s *server) deleteConfig(w http.ResponseWriter, r *http.Request) {
+	c, err := s.svc.DeleteConfig(r.Context(), r.PathValue("subject"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+// modeBody is Confluent's Mode entity and ModeUpdateRequest.
+type modeBody struct {
+	Mode string `json:"mode"`
+}
+
+// getMode: GET /mode[/{subject}]?defaultToGlobal → {"mode": …}.
+func (s *server) getMode(w http.ResponseWriter, r *http.Request) {
+	m, err := s.svc.Mode(r.Context(), r.PathValue("subject"), boolParam(r, "defaultToGlobal"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, modeBody{Mode: string(m)})
+}
+
+// putMode: PUT /mode[/{subject}]?force → {"mode": …}.
+func (s *server) putMode(w http.ResponseWriter, r *http.Request) {
+	var req modeBody
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	m, err := s.svc.SetMode(r.Context(), r.PathValue("subject"), req.Mode, boolParam(r, "force"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, modeBody{Mode: string(m)})
+}
+
+// deleteMode: DELETE /mode[/{subject}] → the removed mode.
+func (s *server) deleteMode(w http.ResponseWriter, r *http.Request) {
+	m, err := s.svc.DeleteMode(r.Context(), r.PathValue("subject"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, modeBody{Mode: string(m)})
+}

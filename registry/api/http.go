@@ -1,0 +1,255 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// ContentType is the media type of every response.
+const ContentType = "application/vnd.schemaregistry.v1+json"
+
+// acceptedBodyTypes are the request media types read as JSON, as in
+// Confluent (octet-stream is read as generic JSON).
+var acceptedBodyTypes = map[string]bool{
+	"application/vnd.schemaregistry.v1+json": true,
+	"application/vnd.schemaregistry+json":    true,
+	"application/json":                       true,
+	"application/octet-stream":               true,
+}
+
+// acceptUnknownHeader makes the server ignore unknown JSON properties, as
+// Confluent does for newer clients; without it they are 422.
+const acceptUnknownHeader = "Confluent-Accept-Unknown-Properties"
+
+var (
+	errNotFound         = srerr.ErrNotFound
+	errMethodNotAllowed = srerr.ErrMethodNotAllowed
+)
+
+// errorBody is Confluent's error entity.
+type errorBody struct {
+	ErrorCode int    `json:"error_code"`
+	Message   string `json:"message"`
+}
+
+// writeError answers err as `{"error_code": N, "message": "..."}` with the
+// status of its srerr code. Errors outside the table are bugs or store
+// failures: they are logged and answered 50001 without their details.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	code, status, msg := srerr.Code(err)
+	var api *srerr.APIError
+	var sentinel *srerr.Error
+	if !errors.As(err, &api) && !errors.As(err, &sentinel) {
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		msg = "Error in the backend data store; the server log has the details"
+	}
+	writeJSON(w, status, errorBody{ErrorCode: code, Message: msg})
+}
+
+// writeJSON encodes v as the response body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		body = []byte(`{"error_code":50001,"message":"encode response"}`)
+		status = http.StatusInternalServerError
+	}
+	writeRaw(w, status, body)
+}
+
+// writeRaw sends body as it is.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = []string{ContentType}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// decodeBody reads a JSON request body into dst, within the body limit.
+// An empty body leaves dst unchanged. Malformed JSON is 400, as Jackson's
+// parse errors are in Confluent; a wrong type or an unknown property
+// (without Confluent-Accept-Unknown-Properties: true) is 422; a body over
+// the limit is 413.
+func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return srerr.New(srerr.ErrPayloadTooLarge, "Request body too large: the limit is %d bytes", tooBig.Limit)
+		}
+		return srerr.New(srerr.ErrBadRequest, "Could not read the request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if !strings.EqualFold(r.Header.Get(acceptUnknownHeader), "true") {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return srerr.New(srerr.ErrBadRequest, "Malformed JSON: unexpected data after the request object")
+	}
+	return nil
+}
+
+// decodeError maps a json decoding error to Confluent's answer.
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return srerr.New(srerr.ErrBadRequest, "Malformed JSON at byte %d: %v", syntax.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return srerr.New(srerr.ErrBadRequest, "Malformed JSON: unexpected end of input")
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "request body"
+		}
+		return srerr.New(srerr.ErrUnprocessableEntity, "Cannot read %s: got JSON %s, want %s", field, typ.Value, typ.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return srerr.New(srerr.ErrUnprocessableEntity, "Unrecognized field: %s", name)
+	}
+	return srerr.New(srerr.ErrBadRequest, "Malformed JSON: %v", err)
+}
+
+// checkContentType refuses request bodies of other media types (415).
+func (s *server) checkContentType(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+			if ct := r.Header.Get("Content-Type"); ct != "" {
+				mt, _, err := mime.ParseMediaType(ct)
+				if err != nil || !acceptedBodyTypes[mt] {
+					writeError(w, r, s.log, srerr.New(srerr.ErrUnsupportedMediaType,
+						"Unsupported media type %q: send application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json or application/json", ct))
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status a handler answered.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (sr *statusRecorder) WriteHeader(code int) {
+	if sr.status == 0 {
+		sr.status = code
+	}
+	sr.ResponseWriter.WriteHeader(code)
+}
+
+func (sr *statusRecorder) Write(b []byte) (int, error) {
+	if sr.status == 0 {
+		sr.status = http.StatusOK
+	}
+	return sr.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (sr *statusRecorder) Unwrap() http.ResponseWriter { return sr.ResponseWriter }
+
+// logRequests logs one line per request: method, path, status, duration.
+func (s *server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.EscapedPath()),
+			slog.Int("status", rec.status),
+			slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// recoverPanics turns a handler panic into a logged 50001 answer.
+func (s *server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.ErrorContext(r.Context(), "handler panic", "method", r.Method, "path", r.URL.Path,
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
+				return // the answer has begun; nothing sane to add
+			}
+			writeJSON(w, http.StatusInternalServerError, errorBody{
+				ErrorCode: srerr.ErrStore.Code,
+				Message:   "Internal server error; the server log has the details",
+			})
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// boolParam reads a boolean query parameter: "true" in any case is true,
+// anything else false (as Jersey parses booleans).
+func boolParam(r *http.Request, name string) bool {
+	return strings.EqualFold(r.URL.Query().Get(name), "true")
+}
+
+// page is an offset/limit window over a list.
+type page struct{ offset, limit int }
+
+// pageParams reads offset (default 0) and limit (default -1: all; 0 also
+// means all, as in Confluent). Non-numbers are 400.
+func pageParams(r *http.Request) (page, error) {
+	q := r.URL.Query()
+	p := page{limit: -1}
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"offset", &p.offset}, {"limit", &p.limit}} {
+		v := q.Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return page{}, srerr.New(srerr.ErrBadRequest, "Invalid %s %q: want an integer", f.name, v)
+		}
+		*f.dst = n
+	}
+	if p.offset < 0 {
+		p.offset = 0
+	}
+	return p, nil
+}
+
+// paginate returns the window p of items.
+func paginate[T any](items []T, p page) []T {
+	if p.offset >= len(items) {
+		return items[:0]
+	}
+	items = items[p.offset:]
+	if p.limit > 0 && p.limit < len(items) {
+		items = items[:p.limit]
+	}
+	return items
+}

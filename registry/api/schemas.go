@@ -1,0 +1,162 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+)
+
+// schemaString is Confluent's SchemaString entity (GET /schemas/ids/{id}).
+type schemaString struct {
+	Schema     string               `json:"schema"`
+	SchemaType compat.SchemaType    `json:"schemaType"`
+	References []registry.Reference `json:"references,omitempty"`
+	Metadata   json.RawMessage      `json:"metadata,omitempty"`
+	RuleSet    json.RawMessage      `json:"ruleSet,omitempty"`
+	MaxID      *int64               `json:"maxId,omitempty"`
+}
+
+// schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. Charter has
+// one context, so subject selects nothing; format has one rendering. The
+// encoded answer is cached per ID (schemas are immutable), so repeated
+// reads cost no store transaction.
+func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
+	id, err := parseID(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	fetchMax := boolParam(r, "fetchMaxId")
+	if !fetchMax {
+		if body, ok := s.cachedByID(id); ok {
+			writeRaw(w, http.StatusOK, body)
+			return
+		}
+	}
+	st, err := s.svc.SchemaByID(r.Context(), id)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	out := schemaString{
+		Schema:     st.Text,
+		SchemaType: st.Type,
+		References: st.References,
+		Metadata:   st.Metadata,
+		RuleSet:    st.RuleSet,
+	}
+	if fetchMax {
+		max, err := s.svc.MaxSchemaID(r.Context())
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		out.MaxID = &max
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	s.cacheByID(id, body)
+	writeRaw(w, http.StatusOK, body)
+}
+
+// schemaTextByID: GET /schemas/ids/{id}/schema → the schema text itself.
+func (s *server) schemaTextByID(w http.ResponseWriter, r *http.Request) {
+	id, err := parseID(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	st, err := s.svc.SchemaByID(r.Context(), id)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, []byte(st.Text))
+}
+
+// subjectsByID: GET /schemas/ids/{id}/subjects?subject&deleted&offset&limit.
+func (s *server) subjectsByID(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	id, err := parseID(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	subjects, err := s.svc.SubjectsOfID(r.Context(), id, r.URL.Query().Get("subject"), boolParam(r, "deleted"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, paginate(subjects, p))
+}
+
+// subjectVersion is Confluent's SubjectVersion entity.
+type subjectVersion struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// versionsByID: GET /schemas/ids/{id}/versions?subject&deleted&offset&limit.
+func (s *server) versionsByID(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	id, err := parseID(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	vs, err := s.svc.VersionsOfID(r.Context(), id, r.URL.Query().Get("subject"), boolParam(r, "deleted"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	out := make([]subjectVersion, len(vs))
+	for i, v := range vs {
+		out[i] = subjectVersion{Subject: v.Subject, Version: v.Version}
+	}
+	writeJSON(w, http.StatusOK, paginate(out, p))
+}
+
+// schemaTypes: GET /schemas/types → the types this server parses.
+func (s *server) schemaTypes(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.svc.Types())
+}
+
+// listSchemas: GET /schemas?subjectPrefix&deleted&latestOnly&offset&limit
+// → [Schema entity].
+func (s *server) listSchemas(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	all, err := s.svc.Schemas(r.Context(), registry.SchemaQuery{
+		SubjectPrefix: r.URL.Query().Get("subjectPrefix"),
+		Deleted:       boolParam(r, "deleted"),
+		LatestOnly:    boolParam(r, "latestOnly"),
+	})
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	all = paginate(all, p)
+	out := make([]schemaEntity, len(all))
+	for i, ss := range all {
+		out[i] = toEntity(ss)
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,234 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+)
+
+// schemaRequest is Confluent's RegisterSchemaRequest, the body of
+// register, lookup and compatibility calls. Fields Charter does not act on
+// yet (tags) are accepted so that clients sending them are not refused.
+type schemaRequest struct {
+	Schema              string               `json:"schema"`
+	SchemaType          string               `json:"schemaType"`
+	References          []registry.Reference `json:"references"`
+	Metadata            json.RawMessage      `json:"metadata"`
+	RuleSet             json.RawMessage      `json:"ruleSet"`
+	ID                  *int64               `json:"id"`
+	Version             *int                 `json:"version"`
+	SchemaTagsToAdd     json.RawMessage      `json:"schemaTagsToAdd"`
+	SchemaTagsToRemove  json.RawMessage      `json:"schemaTagsToRemove"`
+	PropagateSchemaTags *bool                `json:"propagateSchemaTags"`
+}
+
+func (q schemaRequest) toService(r *http.Request) registry.RegisterRequest {
+	out := registry.RegisterRequest{
+		Schema:     q.Schema,
+		Type:       compat.SchemaType(q.SchemaType),
+		References: q.References,
+		Metadata:   q.Metadata,
+		RuleSet:    q.RuleSet,
+		Normalize:  boolParam(r, "normalize"),
+	}
+	if q.ID != nil && *q.ID > 0 {
+		out.ID = *q.ID
+	}
+	if q.Version != nil && *q.Version > 0 {
+		out.Version = *q.Version
+	}
+	return out
+}
+
+// schemaEntity is Confluent's Schema entity: one version of a subject.
+type schemaEntity struct {
+	Subject    string               `json:"subject"`
+	Version    int                  `json:"version"`
+	ID         int64                `json:"id"`
+	SchemaType compat.SchemaType    `json:"schemaType"`
+	References []registry.Reference `json:"references,omitempty"`
+	Metadata   json.RawMessage      `json:"metadata,omitempty"`
+	RuleSet    json.RawMessage      `json:"ruleSet,omitempty"`
+	Schema     string               `json:"schema"`
+	Deleted    bool                 `json:"deleted,omitempty"`
+}
+
+func toEntity(ss registry.SubjectSchema) schemaEntity {
+	return schemaEntity{
+		Subject:    ss.Subject,
+		Version:    ss.Version,
+		ID:         ss.Schema.ID,
+		SchemaType: ss.Schema.Type,
+		References: ss.Schema.References,
+		Metadata:   ss.Schema.Metadata,
+		RuleSet:    ss.Schema.RuleSet,
+		Schema:     ss.Schema.Text,
+		Deleted:    ss.Deleted,
+	}
+}
+
+// listSubjects: GET /subjects?subjectPrefix&deleted&deletedOnly&offset&limit.
+func (s *server) listSubjects(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	prefix := r.URL.Query().Get("subjectPrefix")
+	if prefix == ":*:" { // Confluent's "all contexts"; Charter has one
+		prefix = ""
+	}
+	subjects, err := s.svc.Subjects(r.Context(), registry.SubjectQuery{
+		Prefix:      prefix,
+		Deleted:     boolParam(r, "deleted"),
+		DeletedOnly: boolParam(r, "deletedOnly"),
+	})
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, paginate(subjects, p))
+}
+
+// register: POST /subjects/{subject}/versions?normalize → {"id": N}.
+func (s *server) register(w http.ResponseWriter, r *http.Request) {
+	var req schemaRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	ss, err := s.svc.Register(r.Context(), r.PathValue("subject"), req.toService(r))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		ID int64 `json:"id"`
+	}{ss.Schema.ID})
+}
+
+// lookupSchema: POST /subjects/{subject}?normalize&deleted → Schema entity.
+func (s *server) lookupSchema(w http.ResponseWriter, r *http.Request) {
+	var req schemaRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	ss, err := s.svc.Lookup(r.Context(), r.PathValue("subject"), req.toService(r), boolParam(r, "deleted"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toEntity(ss))
+}
+
+// deleteSubject: DELETE /subjects/{subject}?permanent → [versions].
+func (s *server) deleteSubject(w http.ResponseWriter, r *http.Request) {
+	vs, err := s.svc.DeleteSubject(r.Context(), r.PathValue("subject"), boolParam(r, "permanent"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, vs)
+}
+
+// listVersions: GET /subjects/{subject}/versions?deleted&deletedOnly&
+// deletedAsNegative&offset&limit → [1, 2, …]; with deletedAsNegative,
+// soft-deleted versions are listed too, negated.
+func (s *server) listVersions(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	negative := boolParam(r, "deletedAsNegative")
+	vs, err := s.svc.SubjectVersions(r.Context(), r.PathValue("subject"), registry.SubjectVersionsQuery{
+		Deleted:     boolParam(r, "deleted") || negative,
+		DeletedOnly: boolParam(r, "deletedOnly"),
+	})
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = v.Version
+		if negative && v.Deleted {
+			out[i] = -v.Version
+		}
+	}
+	writeJSON(w, http.StatusOK, paginate(out, p))
+}
+
+// version parses the {version} path segment (42202 when invalid).
+func version(r *http.Request) (int, error) {
+	return registry.ParseVersion(r.PathValue("version"))
+}
+
+// getVersion: GET /subjects/{subject}/versions/{version}?deleted.
+func (s *server) getVersion(w http.ResponseWriter, r *http.Request) {
+	ss, err := s.subjectVersion(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toEntity(ss))
+}
+
+// getVersionSchema: GET /subjects/{subject}/versions/{version}/schema →
+// the schema text itself.
+func (s *server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
+	ss, err := s.subjectVersion(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, []byte(ss.Schema.Text))
+}
+
+func (s *server) subjectVersion(r *http.Request) (registry.SubjectSchema, error) {
+	v, err := version(r)
+	if err != nil {
+		return registry.SubjectSchema{}, err
+	}
+	return s.svc.Version(r.Context(), r.PathValue("subject"), v, boolParam(r, "deleted"))
+}
+
+// deleteVersion: DELETE /subjects/{subject}/versions/{version}?permanent
+// → the version number.
+func (s *server) deleteVersion(w http.ResponseWriter, r *http.Request) {
+	v, err := version(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	n, err := s.svc.DeleteVersion(r.Context(), r.PathValue("subject"), v, boolParam(r, "permanent"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, n)
+}
+
+// referencedBy: GET /subjects/{subject}/versions/{version}/referencedby
+// ?deleted&offset&limit → [schema ids].
+func (s *server) referencedBy(w http.ResponseWriter, r *http.Request) {
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	v, err := version(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	ids, err := s.svc.ReferencedBy(r.Context(), r.PathValue("subject"), v, boolParam(r, "deleted"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, paginate(ids, p))
+}
