@@ -1,0 +1,164 @@
+// Package avro is Charter's Avro format for package compat: it parses Avro
+// schemas, renders their stored (Canonical) and normalized text, and checks
+// whether a reader schema can read data written with a writer schema.
+//
+// Parsing validates with github.com/hamba/avro/v2 (each Parse uses its own
+// hamba SchemaCache, so two versions of one record never collide) and builds
+// Charter's own order-preserving model, which Canonical, Normalized and
+// CheckRead use.
+//
+// CheckRead implements the "Schema Resolution" section of the Avro 1.11/1.12
+// specification (https://avro.apache.org/docs/1.12.0/specification/#schema-resolution):
+// primitive promotions, records matched by simple name or reader alias,
+// fields by name or reader field alias, reader defaults, enum symbols and
+// enum defaults, fixed size and name, unions on either side, arrays, maps
+// and recursive types. On logical types Charter is stricter than Java and
+// Python Avro (and so Confluent), which ignore them: see the rules
+// AVRO_DECIMAL_SCALE_MISMATCH, AVRO_DECIMAL_PRECISION_NARROWED and
+// AVRO_LOGICAL_TYPE_MISMATCH in [Rules].
+//
+// Violation paths: ".a.b" for record fields (reader field names), "[]" for
+// array items, "{}" for map values, "<T>" for a union branch where T is the
+// branch's type name (full name for records, enums and fixeds; "int",
+// "array", "map"… otherwise), "." for the root. For example
+// ".lines[].price<bytes>".
+package avro
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat"
+)
+
+// Format is the Avro [compat.Format]. The zero value is ready to use and
+// safe for concurrent use.
+type Format struct{}
+
+var _ compat.Format = Format{}
+
+// Type returns compat.Avro.
+func (Format) Type() compat.SchemaType { return compat.Avro }
+
+// Schema is a parsed Avro schema. It is immutable and safe for concurrent
+// use.
+type Schema struct {
+	root       *node
+	hamba      hamba.Schema
+	canonical  string
+	normalized string
+}
+
+var _ compat.Schema = (*Schema)(nil)
+
+// Type returns compat.Avro.
+func (*Schema) Type() compat.SchemaType { return compat.Avro }
+
+// Canonical returns the schema text as Java Avro's Schema.toString() writes
+// it (the text Confluent stores and serves): compact, keys in Java's order,
+// namespaces written only where they change, defaults, doc, aliases, order
+// and every custom property kept, types from references referred to by
+// name.
+func (s *Schema) Canonical() string { return s.canonical }
+
+// Normalized returns Canonical with meaning-preserving differences removed:
+// full names everywhere, a fixed key order, sorted aliases and property
+// keys, default attribute values dropped. Types from references stay
+// references (not inlined).
+func (s *Schema) Normalized() string { return s.normalized }
+
+// Hamba returns the schema as parsed by github.com/hamba/avro/v2, for
+// encoding and decoding data.
+func (s *Schema) Hamba() hamba.Schema { return s.hamba }
+
+// Parse parses Avro schema text. deps are the schemas it references
+// (Confluent schema references), in dependency order; their named types may
+// be used by name in text. The error is one line: invalid JSON (with line
+// and column), an invalid schema, or a failing reference.
+func (Format) Parse(text string, deps []compat.Dependency) (compat.Schema, error) {
+	s, err := Parse(text, deps)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Parse is Format.Parse returning the concrete *Schema.
+func Parse(text string, deps []compat.Dependency) (*Schema, error) {
+	b := newBuilder()
+	cache := &hamba.SchemaCache{}
+	for _, d := range deps {
+		if _, _, err := parseOne(b, cache, d.Text); err != nil {
+			return nil, fmt.Errorf("reference %q: %w", d.Name, err)
+		}
+	}
+	known := make(map[*node]bool, len(b.named))
+	for _, n := range b.named {
+		known[n] = true
+	}
+	root, hs, err := parseOne(b, cache, text)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{
+		root:       root,
+		hamba:      hs,
+		canonical:  canonicalText(root, known),
+		normalized: normalizedText(root, known),
+	}, nil
+}
+
+// parseOne reads one schema text into b's names and cache.
+func parseOne(b *builder, cache *hamba.SchemaCache, text string) (*node, hamba.Schema, error) {
+	v, err := parseJSON(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := b.buildTop(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid Avro schema: %s", oneLine(err.Error()))
+	}
+	hs, err := hambaParse(text, cache)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid Avro schema: %s", oneLine(strings.TrimPrefix(err.Error(), "avro: ")))
+	}
+	return root, hs, nil
+}
+
+// hambaParse calls hamba/avro, turning a panic into an error.
+func hambaParse(text string, cache *hamba.SchemaCache) (s hamba.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, err = nil, fmt.Errorf("schema parser failed: %v", r)
+		}
+	}()
+	s, err = hamba.ParseWithCache(text, "", cache)
+	if err == nil && s == nil {
+		err = errors.New("schema parser returned no schema")
+	}
+	return s, err
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// CheckRead reports every reason why data written with writer cannot be
+// read with reader (see the package documentation for paths and [Rules]
+// for rule IDs). Both must come from this package's Parse; any other
+// schema yields one AVRO_TYPE_MISMATCH violation at ".".
+func (Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
+	r, ok1 := reader.(*Schema)
+	w, ok2 := writer.(*Schema)
+	if !ok1 || !ok2 || r == nil || w == nil || r.root == nil || w.root == nil {
+		return []compat.Violation{{
+			RuleID:  RuleTypeMismatch,
+			Path:    ".",
+			Message: "both schemas must be Avro schemas parsed by compat/avro",
+		}}
+	}
+	return checkRead(r.root, w.root)
+}

@@ -1,0 +1,406 @@
+package avro
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+)
+
+// maxViolations bounds one CheckRead result. A type reused along many paths
+// reports its violations once per path; a pathological schema could
+// otherwise produce an exponential number of them.
+const maxViolations = 10000
+
+// checkRead applies the specification's "Schema Resolution" section to a
+// reader and a writer node graph and returns every violation, in schema
+// order.
+//
+// Paths name where a violation occurs: ".a.b" for record fields (the
+// reader's field name), "[]" for array items, "{}" for map values and
+// "<T>" for a union branch, T being the branch's type name (full name for
+// records, enums and fixeds; "int", "array", "map"… otherwise). The branch
+// named is the writer's when the writer is a union, else the reader branch
+// chosen. The root is ".".
+func checkRead(reader, writer *node) []compat.Violation {
+	c := checker{}
+	c.check(reader, writer, nil, false)
+	for i := range c.out {
+		if c.out[i].Path == "" {
+			c.out[i].Path = "."
+		}
+	}
+	return c.out
+}
+
+type pair struct{ r, w *node }
+
+type memo struct {
+	done bool
+	rel  []compat.Violation // paths relative to the pair's own path
+}
+
+type checker struct {
+	out  []compat.Violation
+	memo map[pair]*memo
+}
+
+// Path segments are kept as a linked list and only turned into text when a
+// violation is reported.
+type segKind uint8
+
+const (
+	segField segKind = iota
+	segItems
+	segValues
+	segBranch
+)
+
+type pathSeg struct {
+	parent *pathSeg
+	kind   segKind
+	name   string
+}
+
+func (p *pathSeg) String() string {
+	if p == nil {
+		return ""
+	}
+	var segs []*pathSeg
+	n := 0
+	for q := p; q != nil; q = q.parent {
+		segs = append(segs, q)
+		n += len(q.name) + 2
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := len(segs) - 1; i >= 0; i-- {
+		s := segs[i]
+		switch s.kind {
+		case segField:
+			b.WriteByte('.')
+			b.WriteString(s.name)
+		case segItems:
+			b.WriteString("[]")
+		case segValues:
+			b.WriteString("{}")
+		case segBranch:
+			b.WriteByte('<')
+			b.WriteString(s.name)
+			b.WriteByte('>')
+		}
+	}
+	return b.String()
+}
+
+func (c *checker) report(rule string, p *pathSeg, format string, args ...any) {
+	if len(c.out) >= maxViolations {
+		return
+	}
+	c.out = append(c.out, compat.Violation{RuleID: rule, Path: p.String(), Message: fmt.Sprintf(format, args...)})
+}
+
+// check resolves writer w against reader r at path p. labeled says that p
+// already ends in the union branch segment for this position.
+func (c *checker) check(r, w *node, p *pathSeg, labeled bool) {
+	if len(c.out) >= maxViolations {
+		return
+	}
+	// Writer union: every branch the writer may have written must be
+	// readable ("if writer's is a union" and "if both are unions").
+	if w.kind == kUnion {
+		for _, wb := range w.branches {
+			c.check(r, wb, &pathSeg{parent: p, kind: segBranch, name: wb.typeName()}, true)
+		}
+		return
+	}
+	// Reader union, writer not: the reader's matching branch is resolved
+	// against the writer.
+	if r.kind == kUnion {
+		i := selectBranch(r, w)
+		if i < 0 {
+			c.report(RuleMissingUnionBranch, p,
+				"the reader union %s has no branch that can read the writer's %s; add a %s branch to the reader union",
+				unionString(r), describe(w), w.typeName())
+			return
+		}
+		rb := r.branches[i]
+		if !labeled {
+			p = &pathSeg{parent: p, kind: segBranch, name: rb.typeName()}
+		}
+		c.check(rb, w, p, false)
+		return
+	}
+	if r.kind != w.kind {
+		if promotable(w.kind, r.kind) {
+			c.logical(r, w, p)
+			return
+		}
+		c.report(RuleTypeMismatch, p,
+			"the writer's %s cannot be read as the reader's %s; keep the type or use a promotion the spec allows (int→long→float→double, string↔bytes)",
+			describe(w), describe(r))
+		return
+	}
+	switch r.kind {
+	case kRecord:
+		c.record(r, w, p)
+	case kEnum:
+		c.names(r, w, p)
+		c.enum(r, w, p)
+	case kFixed:
+		c.names(r, w, p)
+		if r.size != w.size {
+			c.report(RuleFixedSizeMismatch, p,
+				"fixed %q is %d bytes in the reader but %d in the writer; a fixed must keep its size",
+				r.full, r.size, w.size)
+		}
+		c.logical(r, w, p)
+	case kArray:
+		c.check(r.items, w.items, &pathSeg{parent: p, kind: segItems}, false)
+	case kMap:
+		c.check(r.items, w.items, &pathSeg{parent: p, kind: segValues}, false)
+	default:
+		c.logical(r, w, p)
+	}
+}
+
+// promotable reports whether the specification lets a writer value of type
+// w be read as type r.
+func promotable(w, r kind) bool {
+	switch w {
+	case kInt:
+		return r == kLong || r == kFloat || r == kDouble
+	case kLong:
+		return r == kFloat || r == kDouble
+	case kFloat:
+		return r == kDouble
+	case kString:
+		return r == kBytes
+	case kBytes:
+		return r == kString
+	}
+	return false
+}
+
+// namesMatch implements the name part of "match" for named types: equal
+// simple names, or a reader alias equal to the writer's full name (the
+// specification's "Aliases": the writer's type is renamed by the reader's
+// aliases, then names are compared).
+func namesMatch(r, w *node) bool {
+	if r.name == w.name {
+		return true
+	}
+	for _, a := range r.aliases {
+		if a == w.full {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) names(r, w *node, p *pathSeg) {
+	if namesMatch(r, w) {
+		return
+	}
+	c.report(RuleNameMismatch, p,
+		"the writer's %s %q is named %q in the reader; keep the name or add %q to the reader's aliases",
+		w.kind, w.full, r.full, w.full)
+}
+
+// selectBranch returns the reader union branch that reads writer type w, or
+// -1. A branch of the same type and full name wins (the writer's own type,
+// as Java's resolver picks it); otherwise the first branch that matches, as
+// the specification says.
+func selectBranch(r, w *node) int {
+	for i, b := range r.branches {
+		if b.kind == w.kind && (!w.kind.named() || b.full == w.full) {
+			return i
+		}
+	}
+	for i, b := range r.branches {
+		if shallowMatch(b, w) {
+			return i
+		}
+	}
+	return -1
+}
+
+// shallowMatch is the specification's "match" without recursion.
+func shallowMatch(r, w *node) bool {
+	if r.kind != w.kind {
+		return promotable(w.kind, r.kind)
+	}
+	switch r.kind {
+	case kRecord, kEnum:
+		return namesMatch(r, w)
+	case kFixed:
+		return namesMatch(r, w) && r.size == w.size
+	}
+	return true
+}
+
+func (c *checker) record(r, w *node, p *pathSeg) {
+	key := pair{r, w}
+	if c.memo == nil {
+		c.memo = make(map[pair]*memo)
+	}
+	if m, ok := c.memo[key]; ok {
+		if !m.done {
+			// A cycle: the pair is being checked further up this path and
+			// reports its violations there.
+			return
+		}
+		if len(m.rel) > 0 {
+			prefix := p.String()
+			for _, v := range m.rel {
+				if len(c.out) >= maxViolations {
+					return
+				}
+				v.Path = prefix + v.Path
+				c.out = append(c.out, v)
+			}
+		}
+		return
+	}
+	m := &memo{}
+	c.memo[key] = m
+	start := len(c.out)
+
+	c.names(r, w, p)
+	for _, rf := range r.fields {
+		wf := writerField(w, rf)
+		if wf == nil {
+			if rf.def == nil {
+				c.report(RuleReaderFieldMissingDefault, &pathSeg{parent: p, kind: segField, name: rf.name},
+					"field %q is in the reader without a default and missing from the writer, so the reader cannot fill it; give %q a default (or keep it in the writer)",
+					rf.name, rf.name)
+			}
+			continue
+		}
+		c.check(rf.typ, wf.typ, &pathSeg{parent: p, kind: segField, name: rf.name}, false)
+	}
+
+	m.done = true
+	if len(c.out) > start {
+		prefixLen := len(p.String())
+		m.rel = make([]compat.Violation, 0, len(c.out)-start)
+		for _, v := range c.out[start:] {
+			v.Path = v.Path[prefixLen:]
+			m.rel = append(m.rel, v)
+		}
+	}
+}
+
+// writerField finds the writer field a reader field reads: same name, else
+// a writer field named by one of the reader field's aliases.
+func writerField(w *node, rf *field) *field {
+	if i, ok := w.fieldIndex[rf.name]; ok {
+		return w.fields[i]
+	}
+	for _, a := range rf.aliases {
+		if i, ok := w.fieldIndex[a]; ok {
+			return w.fields[i]
+		}
+	}
+	return nil
+}
+
+func (c *checker) enum(r, w *node, p *pathSeg) {
+	if r.enumDefault != nil {
+		return
+	}
+	var missing []string
+	if len(r.symbols) <= 16 {
+		for _, s := range w.symbols {
+			if !containsString(r.symbols, s) {
+				missing = append(missing, s)
+			}
+		}
+	} else {
+		have := make(map[string]struct{}, len(r.symbols))
+		for _, s := range r.symbols {
+			have[s] = struct{}{}
+		}
+		for _, s := range w.symbols {
+			if _, ok := have[s]; !ok {
+				missing = append(missing, s)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	c.report(RuleMissingEnumSymbols, p,
+		"the reader enum %q lacks the writer's symbols %s and has no default; add them to the reader or give the reader enum a default",
+		r.full, quoteList(missing))
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// logical compares logical types once the underlying types match. Adding
+// or dropping a logical type is allowed; changing one valid logical type
+// into another is not, and decimals must keep scale and not narrow
+// precision (see the rules' Source).
+func (c *checker) logical(r, w *node, p *pathSeg) {
+	rl, wl := r.logical, w.logical
+	if rl == "" || wl == "" {
+		return
+	}
+	if rl == "decimal" && wl == "decimal" {
+		if r.scale != w.scale {
+			c.report(RuleDecimalScaleMismatch, p,
+				"the decimal scale is %d in the writer but %d in the reader, so every stored value would be read as a different number; keep scale %d",
+				w.scale, r.scale, w.scale)
+		}
+		if r.precision < w.precision {
+			c.report(RuleDecimalPrecisionNarrowed, p,
+				"the decimal precision narrows from %d in the writer to %d in the reader, so larger stored values do not fit; keep or widen the precision",
+				w.precision, r.precision)
+		}
+		return
+	}
+	if rl != wl {
+		c.report(RuleLogicalTypeMismatch, p,
+			"the writer's %s is read as %s, so the same stored %s would mean something else; keep the logical type %s",
+			wl, rl, w.kind, wl)
+	}
+}
+
+// describe names a type for messages: `record "ex.A"`, `int`,
+// `long (timestamp-millis)`.
+func describe(n *node) string {
+	switch {
+	case n.kind.named():
+		return fmt.Sprintf("%s %q", n.kind, n.full)
+	case n.kind == kArray:
+		return "array of " + n.items.typeName()
+	case n.kind == kMap:
+		return "map of " + n.items.typeName()
+	case n.logical != "":
+		return fmt.Sprintf("%s (%s)", n.kind, n.logical)
+	}
+	return n.kind.String()
+}
+
+func unionString(u *node) string {
+	names := make([]string, len(u.branches))
+	for i, b := range u.branches {
+		names[i] = b.typeName()
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
