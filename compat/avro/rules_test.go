@@ -87,13 +87,13 @@ func testRule(t *testing.T, ruleID string) {
 func TestRuleReaderFieldMissingDefault(t *testing.T) {
 	testRule(t, avro.RuleReaderFieldMissingDefault)
 }
-func TestRuleTypeMismatch(t *testing.T)          { testRule(t, avro.RuleTypeMismatch) }
-func TestRuleNameMismatch(t *testing.T)          { testRule(t, avro.RuleNameMismatch) }
-func TestRuleFixedSizeMismatch(t *testing.T)     { testRule(t, avro.RuleFixedSizeMismatch) }
-func TestRuleMissingEnumSymbols(t *testing.T)    { testRule(t, avro.RuleMissingEnumSymbols) }
-func TestRuleMissingUnionBranch(t *testing.T)    { testRule(t, avro.RuleMissingUnionBranch) }
-func TestRuleDecimalScaleMismatch(t *testing.T)  { testRule(t, avro.RuleDecimalScaleMismatch) }
-func TestRuleLogicalTypeMismatch(t *testing.T)   { testRule(t, avro.RuleLogicalTypeMismatch) }
+func TestRuleTypeMismatch(t *testing.T)         { testRule(t, avro.RuleTypeMismatch) }
+func TestRuleNameMismatch(t *testing.T)         { testRule(t, avro.RuleNameMismatch) }
+func TestRuleFixedSizeMismatch(t *testing.T)    { testRule(t, avro.RuleFixedSizeMismatch) }
+func TestRuleMissingEnumSymbols(t *testing.T)   { testRule(t, avro.RuleMissingEnumSymbols) }
+func TestRuleMissingUnionBranch(t *testing.T)   { testRule(t, avro.RuleMissingUnionBranch) }
+func TestRuleDecimalScaleMismatch(t *testing.T) { testRule(t, avro.RuleDecimalScaleMismatch) }
+func TestRuleLogicalTypeMismatch(t *testing.T)  { testRule(t, avro.RuleLogicalTypeMismatch) }
 func TestRuleDecimalPrecisionNarrowed(t *testing.T) {
 	testRule(t, avro.RuleDecimalPrecisionNarrowed)
 }
