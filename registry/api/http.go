@@ -20,13 +20,17 @@ import (
 // ContentType is the media type of every response.
 const ContentType = "application/vnd.schemaregistry.v1+json"
 
-// acceptedBodyTypes are the request media types read as JSON, as in
-// Confluent (octet-stream is read as generic JSON).
+// acceptedBodyTypes are the request media types read as JSON: Confluent's
+// three, octet-stream (read as generic JSON, as Confluent does), and —
+// unlike Confluent, which answers 415 — curl's default for -d,
+// application/x-www-form-urlencoded, so that `curl -d '{...}'` works
+// without a header.
 var acceptedBodyTypes = map[string]bool{
 	"application/vnd.schemaregistry.v1+json": true,
 	"application/vnd.schemaregistry+json":    true,
 	"application/json":                       true,
 	"application/octet-stream":               true,
+	"application/x-www-form-urlencoded":      true,
 }
 
 // acceptUnknownHeader makes the server ignore unknown JSON properties, as

@@ -1,0 +1,192 @@
+// Package serve is the `charter serve` command: it runs the schema
+// registry's REST API over the embedded SQLite store until SIGINT or
+// SIGTERM, then drains open requests and closes the store.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/registry/sqlite"
+)
+
+// Defaults and environment variables of `charter serve`. A flag beats its
+// environment variable, which beats the default.
+const (
+	DefaultListen = "127.0.0.1:8081"
+	DefaultDB     = "./charter.db"
+	EnvListen     = "CHARTER_LISTEN"
+	EnvDB         = "CHARTER_DB"
+	// ShutdownTimeout is how long open requests may take to finish after
+	// SIGINT/SIGTERM.
+	ShutdownTimeout = 15 * time.Second
+)
+
+// Config is what `charter serve` runs with.
+type Config struct {
+	Listen       string // host:port
+	DB           string // SQLite file path
+	LogLevel     string // debug, info, warn, error
+	LogFormat    string // text or json
+	MaxBodyBytes int64  // request body limit in bytes
+	MaxSchema    int    // schema text limit in bytes
+}
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// Stderr receives the logs (default os.Stderr).
+	Stderr io.Writer
+	// Ready, when set, is called with the listening address once the
+	// server accepts connections (tests listen on port 0).
+	Ready func(addr string)
+}
+
+// NewCommand returns the serve command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	var cfg Config
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Run the schema registry (Confluent-compatible REST API)",
+		Long: `Run the schema registry: a Confluent Schema Registry compatible REST API
+over an embedded SQLite database. Stops cleanly on SIGINT or SIGTERM.
+
+Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the flags are not given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("listen") {
+				if v := os.Getenv(EnvListen); v != "" {
+					cfg.Listen = v
+				}
+			}
+			if !cmd.Flags().Changed("db") {
+				if v := os.Getenv(EnvDB); v != "" {
+					cfg.DB = v
+				}
+			}
+			stderr := deps.Stderr
+			if stderr == nil {
+				stderr = cmd.ErrOrStderr()
+			}
+			log, err := NewLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+			if err != nil {
+				return err
+			}
+			return Run(cmd.Context(), cfg, log, deps.Ready)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Listen, "listen", DefaultListen, "address to listen on, host:port (env "+EnvListen+")")
+	f.StringVar(&cfg.DB, "db", DefaultDB, "SQLite database file, created if missing (env "+EnvDB+")")
+	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
+	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes")
+	return cmd
+}
+
+// NewLogger returns a slog logger writing text or JSON lines to w at
+// level. Unknown levels or formats are errors naming the accepted values.
+func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("invalid --log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
+}
+
+// Formats returns the schema formats this build of Charter parses.
+func Formats() []compat.Format {
+	return []compat.Format{avro.Format{}}
+}
+
+// Run opens the store at cfg.DB, serves the API on cfg.Listen until ctx
+// ends, then shuts down gracefully (open requests get ShutdownTimeout)
+// and closes the store. ready, when not nil, receives the bound address.
+func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr string)) error {
+	store, err := sqlite.Open(ctx, cfg.DB)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", cfg.DB, err)
+	}
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("close store", "error", err.Error())
+		}
+	}()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, unwrapSyscall(err))
+	}
+	version, commit := buildinfo.Get()
+	svc := registry.NewService(store, Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
+	handler := api.New(svc, api.Options{
+		Logger:       log,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Version:      version,
+		Commit:       commit,
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	addr := ln.Addr().String()
+	log.Info("charter serving", "addr", "http://"+addr, "db", cfg.DB, "version", version)
+	if ready != nil {
+		ready(addr)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve on %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve on %s: %w", addr, err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// unwrapSyscall shortens "listen tcp …: bind: address already in use" to
+// the part a person needs.
+func unwrapSyscall(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		var sys *os.SyscallError
+		if errors.As(op.Err, &sys) {
+			return sys.Err
+		}
+		return op.Err
+	}
+	return err
+}
