@@ -34,28 +34,46 @@ func TestPrefixEnd(t *testing.T) {
 	}
 }
 
-// TestVersionsQueryPlan: every filtered Versions query is an index search,
-// never a scan of subject_versions; a Subject lookup uses the primary key.
-func TestVersionsQueryPlan(t *testing.T) {
+// TestQueryPlans: every filtered Versions query and every lookup is an
+// index search, never a scan; a Subject lookup uses the primary key.
+func TestQueryPlans(t *testing.T) {
 	s, err := Open(t.Context(), t.TempDir()+"/registry.db")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	type query struct {
+		sql  string
+		args []any
+	}
+	versions := func(q registry.VersionQuery) query {
+		sql, args := versionsQuery(q)
+		return query{sql, args}
+	}
 	cases := []struct {
 		name string
-		q    registry.VersionQuery
+		q    query
 		want string
 	}{
-		{"subject", registry.VersionQuery{Subject: "s"}, "SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
-		{"subject with deleted", registry.VersionQuery{Subject: "s", IncludeDeleted: true}, "SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
-		{"prefix", registry.VersionQuery{SubjectPrefix: "s"}, "SEARCH subject_versions USING PRIMARY KEY (subject>? AND subject<?)"},
-		{"schema ID", registry.VersionQuery{SchemaID: 1}, "SEARCH subject_versions USING INDEX subject_versions_schema_id (schema_id=?)"},
-		{"subject and schema ID", registry.VersionQuery{Subject: "s", SchemaID: 1}, "SEARCH subject_versions USING"},
+		{"versions of subject", versions(registry.VersionQuery{Subject: "s"}),
+			"SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
+		{"versions of subject with deleted", versions(registry.VersionQuery{Subject: "s", IncludeDeleted: true}),
+			"SEARCH subject_versions USING PRIMARY KEY (subject=?)"},
+		{"versions by prefix", versions(registry.VersionQuery{SubjectPrefix: "s"}),
+			"SEARCH subject_versions USING PRIMARY KEY (subject>? AND subject<?)"},
+		{"versions by schema ID", versions(registry.VersionQuery{SchemaID: 1}),
+			"SEARCH subject_versions USING INDEX subject_versions_schema_id (schema_id=?)"},
+		{"versions of subject by schema ID", versions(registry.VersionQuery{Subject: "s", SchemaID: 1}),
+			"SEARCH subject_versions USING"},
+		{"schema by ID", query{querySchemaByID, []any{1}},
+			"SEARCH schemas USING INTEGER PRIMARY KEY (rowid=?)"},
+		{"schema by fingerprint", query{querySchemaByFP, []any{"fp"}},
+			"SEARCH schemas USING INDEX sqlite_autoindex_schemas_1 (fingerprint=?)"},
+		{"referenced by", query{queryReferencedBy, []any{"s", 1}},
+			"SEARCH schema_references USING COVERING INDEX schema_references_target (subject=? AND version=?)"},
 	}
 	for _, c := range cases {
-		query, args := versionsQuery(c.q)
-		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q.sql, c.q.args...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +88,7 @@ func TestVersionsQueryPlan(t *testing.T) {
 		}
 		rows.Close()
 		got := strings.Join(plan, "; ")
-		if !strings.Contains(got, c.want) || strings.Contains(got, "SCAN subject_versions") {
+		if !strings.Contains(got, c.want) || strings.Contains(got, "SCAN") {
 			t.Errorf("%s: plan %q, want it to contain %q and no SCAN", c.name, got, c.want)
 		}
 	}

@@ -19,12 +19,18 @@ type tx struct {
 
 var _ registry.Tx = (*tx)(nil)
 
-const schemaColumns = `id, type, text, refs, metadata, ruleset, fingerprint`
+// Queries whose plans TestQueryPlans checks: each is an index search.
+const (
+	schemaColumns     = `id, type, text, refs, metadata, ruleset, fingerprint`
+	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE fingerprint = ?`
+	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`
+	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE id = ?`
+)
 
 // SchemaByID returns the schema with id, or an error wrapping
 // registry.ErrNotFound.
 func (t *tx) SchemaByID(ctx context.Context, id int64) (registry.Schema, error) {
-	row := t.tx.QueryRowContext(ctx, `SELECT `+schemaColumns+` FROM schemas WHERE id = ?`, id)
+	row := t.tx.QueryRowContext(ctx, querySchemaByID, id)
 	s, err := scanSchema(row)
 	if err != nil {
 		return registry.Schema{}, fmt.Errorf("schema %d: %w", id, notFound(err))
@@ -35,7 +41,7 @@ func (t *tx) SchemaByID(ctx context.Context, id int64) (registry.Schema, error) 
 // SchemaByFingerprint returns the schema with fingerprint fp, or an error
 // wrapping registry.ErrNotFound.
 func (t *tx) SchemaByFingerprint(ctx context.Context, fp string) (registry.Schema, error) {
-	row := t.tx.QueryRowContext(ctx, `SELECT `+schemaColumns+` FROM schemas WHERE fingerprint = ?`, fp)
+	row := t.tx.QueryRowContext(ctx, querySchemaByFP, fp)
 	s, err := scanSchema(row)
 	if err != nil {
 		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q: %w", fp, notFound(err))
@@ -255,9 +261,7 @@ func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) err
 // ReferencedBy returns the IDs of the schemas whose references name
 // (subject, version), ascending, each once; empty and non-nil when none.
 func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := t.tx.QueryContext(ctx,
-		`SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`,
-		subject, version)
+	rows, err := t.tx.QueryContext(ctx, queryReferencedBy, subject, version)
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}

@@ -30,6 +30,11 @@ import (
 // store; the suite closes it (and checks Close's error) when the subtest
 // ends.
 //
+// Subjects order by their bytes, as Go compares strings (a PostgreSQL
+// backend needs COLLATE "C"). Each write that is expected to fail runs in
+// its own Update, since some databases abort a transaction after a failed
+// statement.
+//
 // On a panic inside Update's fn the suite accepts either behaviour: the
 // panic propagates to the caller after the rollback, or Update returns a
 // non-nil error. Either way nothing fn wrote may be visible, and the store
