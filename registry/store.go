@@ -10,7 +10,7 @@ import (
 var ErrNotFound = errors.New("not found")
 
 // ErrConflict is returned by Tx.CreateSchema when the ID or fingerprint is
-// already taken, and by Tx.PutVersion when a new version number is taken.
+// already taken.
 var ErrConflict = errors.New("conflict")
 
 // Store persists the registry. Every read happens in View and every write in
@@ -57,7 +57,7 @@ type Tx interface {
 	// subject, then version ascending. No match is an empty slice.
 	Versions(ctx context.Context, q VersionQuery) ([]SubjectVersion, error)
 	// PutVersion inserts v, or updates its SchemaID and Deleted flag if
-	// (Subject, Version) exists.
+	// (Subject, Version) exists. v.SchemaID must name a stored schema.
 	PutVersion(ctx context.Context, v SubjectVersion) error
 	// DeleteVersion removes (subject, version) permanently, or returns
 	// ErrNotFound.
