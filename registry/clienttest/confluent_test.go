@@ -202,8 +202,14 @@ func TestConfluentGoClient(t *testing.T) {
 		if re.Message == "" {
 			t.Errorf("Register an incompatible schema: empty message")
 		}
+		// As in Confluent: a named version of an unknown subject is 40402;
+		// checking against all versions of an unknown subject passes.
 		_, err = c.TestCompatibility("no-such-subject", 1, info)
-		wantRESTError(t, "TestCompatibility on an unknown subject", err, 40401)
+		wantRESTError(t, "TestCompatibility on version 1 of an unknown subject", err, 40402)
+		ok, err := c.TestSubjectCompatibility("no-such-subject", info)
+		if err != nil || !ok {
+			t.Errorf("TestSubjectCompatibility on an unknown subject = %v, %v; want true", ok, err)
+		}
 	})
 
 	t.Run("config", func(t *testing.T) {

@@ -53,10 +53,11 @@ func runMain(m *testing.M) int {
 //
 // It builds with CGO_ENABLED=0: the binary must build (and run) without cgo,
 // even though this test package links the cgo Confluent client. It also
-// reads every source and embedded file of the binary's own packages, plus
-// go.mod and go.sum: go test records the files a test opens, so a cached
-// "ok" for this package is invalidated when the server's code changes,
-// although the test binary does not import it.
+// lists the directories of the binary's own packages and of their embedded
+// files, and reads go.mod and go.sum: go test records the files and
+// directories a test opens (with their sizes and mtimes), so a cached "ok"
+// for this package is invalidated when the server's code changes, although
+// the test binary does not import it.
 func charterBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -67,7 +68,7 @@ func charterBinary(t *testing.T) string {
 			buildErr = fmt.Errorf("CGO_ENABLED=0 go build %s: %w\n%s", charterPackage, err, out)
 			return
 		}
-		if err := readSources(); err != nil {
+		if err := touchSources(); err != nil {
 			buildErr = err
 			return
 		}
@@ -79,35 +80,43 @@ func charterBinary(t *testing.T) string {
 	return charterBin
 }
 
-// readSources reads the files the charter binary is built from (see
-// charterBinary).
-func readSources() error {
+// touchSources opens what the charter binary is built from (see
+// charterBinary): every package directory of the main module in its import
+// graph, the directories of their embedded files, go.mod and go.sum.
+func touchSources() error {
 	list := exec.Command(goTool(), "list", "-deps",
-		"-f", "{{if and .Module .Module.Main}}{{.Module.Dir}}|{{.Dir}}|{{join .GoFiles \",\"}},{{join .EmbedFiles \",\"}}{{end}}",
+		"-f", "{{if and .Module .Module.Main}}{{.Module.Dir}}|{{.Dir}}|{{join .EmbedFiles \"|\"}}{{end}}",
 		charterPackage)
 	out, err := list.Output()
 	if err != nil {
 		return fmt.Errorf("go list -deps %s: %w", charterPackage, err)
 	}
-	var files []string
+	dirs := map[string]bool{}
+	var modDir string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		parts := strings.SplitN(line, "|", 3)
-		if len(parts) != 3 {
+		parts := strings.Split(line, "|")
+		if len(parts) < 2 {
 			continue
 		}
-		files = append(files, filepath.Join(parts[0], "go.mod"), filepath.Join(parts[0], "go.sum"))
-		for _, f := range strings.Split(parts[2], ",") {
+		modDir = parts[0]
+		dirs[parts[1]] = true
+		for _, f := range parts[2:] {
 			if f != "" {
-				files = append(files, filepath.Join(parts[1], f))
+				dirs[filepath.Dir(filepath.Join(parts[1], f))] = true
 			}
 		}
 	}
-	if len(files) == 0 {
-		return fmt.Errorf("go list -deps %s: no source files of the main module", charterPackage)
+	if modDir == "" {
+		return fmt.Errorf("go list -deps %s: no package of the main module", charterPackage)
 	}
-	for _, f := range files {
-		if _, err := os.ReadFile(f); err != nil {
-			return fmt.Errorf("read charter source: %w", err)
+	for dir := range dirs {
+		if _, err := os.ReadDir(dir); err != nil {
+			return fmt.Errorf("list charter sources: %w", err)
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if _, err := os.ReadFile(filepath.Join(modDir, f)); err != nil {
+			return fmt.Errorf("read charter module file: %w", err)
 		}
 	}
 	return nil

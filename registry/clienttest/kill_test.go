@@ -62,7 +62,7 @@ func TestKill9KeepsAnsweredRegistrations(t *testing.T) {
 	var all []answered
 	steps := make([]int, killSubjects) // registrations answered per subject so far
 	for round := 1; round <= 2; round++ {
-		got := registerUntilKilled(t, s, steps, 60)
+		got := registerUntilKilled(t, s, steps, 150)
 		if len(got) == 0 {
 			t.Fatalf("round %d: no registration was answered before the kill", round)
 		}

@@ -100,7 +100,7 @@ await step('encode and decode a record with v1', async () => {
   assert.equal(message1.readInt32BE(1), id1, 'schema id in the wire header');
   // A client that has never seen the schema fetches it by id.
   const fresh = new SchemaRegistry({ host: url, retry: noRetry });
-  assert.deepEqual(await fresh.decode(message1), record);
+  assert.deepEqual({ ...(await fresh.decode(message1)) }, record);
   const schema = await fresh.getSchema(id1);
   assert.equal(schema.name, 'com.example.kafkajs.Order');
 });
@@ -132,7 +132,7 @@ await step('decode v1 bytes with v2 as reader schema: default filled', async () 
   const fresh = new SchemaRegistry({ host: url, retry: noRetry });
   const reader = await fresh.getSchema(id2);
   const got = await fresh.decode(message1, { [SchemaType.AVRO]: { readerSchema: reader } });
-  assert.deepEqual(got, { id: 1001, customer: 'Zoë', tags: ['a', 'b'], currency: 'EUR' });
+  assert.deepEqual({ ...got }, { id: 1001, customer: 'Zoë', tags: ['a', 'b'], currency: 'EUR' });
 });
 
 await step('register under a new subject with compatibility NONE', async () => {
