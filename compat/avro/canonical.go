@@ -204,7 +204,9 @@ func (c *canon) props(ps []member) {
 // normalizedText renders root for normalize=true: Canonical's content with
 // the differences that cannot change meaning removed:
 //
-//   - every name is a full name and no "namespace" attribute is written;
+//   - every name is a full name and no "namespace" attribute is written
+//     (except "namespace":"" for a null-namespace type inside a namespaced
+//     one, where a simple name would otherwise be qualified);
 //   - keys follow the Parsing Canonical Form order (name, type, fields,
 //     symbols, items, values, size), then default, order, aliases, doc,
 //     logicalType, precision, scale, then other properties sorted by key;
@@ -219,7 +221,7 @@ func normalizedText(root *node, known map[*node]bool) string {
 	for n := range known {
 		c.written[n] = true
 	}
-	c.schema(root)
+	c.schema(root, "")
 	return c.w.String()
 }
 
@@ -231,7 +233,7 @@ type norm struct {
 // logicalKeys are written right after the fixed attributes in Normalized.
 var logicalKeys = []string{"logicalType", "precision", "scale"}
 
-func (c *norm) schema(n *node) {
+func (c *norm) schema(n *node, space string) {
 	w := &c.w
 	switch n.kind {
 	case kUnion:
@@ -240,7 +242,7 @@ func (c *norm) schema(n *node) {
 			if i > 0 {
 				w.WriteByte(',')
 			}
-			c.schema(b)
+			c.schema(b, space)
 		}
 		w.WriteByte(']')
 		return
@@ -252,12 +254,12 @@ func (c *norm) schema(n *node) {
 		} else {
 			w.WriteString(`","values":`)
 		}
-		c.schema(n.items)
+		c.schema(n.items, space)
 		c.props(n)
 		w.WriteByte('}')
 		return
 	case kRecord, kEnum, kFixed:
-		c.named(n)
+		c.named(n, space)
 		return
 	}
 	if len(c.propsOf(n)) == 0 {
@@ -270,7 +272,7 @@ func (c *norm) schema(n *node) {
 	w.WriteByte('}')
 }
 
-func (c *norm) named(n *node) {
+func (c *norm) named(n *node, space string) {
 	w := &c.w
 	if c.written[n] {
 		w.quote(n.full)
@@ -279,6 +281,10 @@ func (c *norm) named(n *node) {
 	c.written[n] = true
 	w.WriteString(`{"name":`)
 	w.quote(n.full)
+	if n.space == "" && space != "" {
+		// A simple name would otherwise take the enclosing namespace.
+		w.WriteString(`,"namespace":""`)
+	}
 	w.WriteString(`,"type":`)
 	if n.isError {
 		w.WriteString(`"error"`)
@@ -292,7 +298,7 @@ func (c *norm) named(n *node) {
 			if i > 0 {
 				w.WriteByte(',')
 			}
-			c.field(f)
+			c.field(f, n.space)
 		}
 		w.WriteByte(']')
 	case kEnum:
@@ -321,12 +327,12 @@ func (c *norm) named(n *node) {
 	w.WriteByte('}')
 }
 
-func (c *norm) field(f *field) {
+func (c *norm) field(f *field, space string) {
 	w := &c.w
 	w.WriteString(`{"name":`)
 	w.quote(f.name)
 	w.WriteString(`,"type":`)
-	c.schema(f.typ)
+	c.schema(f.typ, space)
 	if f.def != nil {
 		w.WriteString(`,"default":`)
 		w.value(f.def, true)
