@@ -95,8 +95,8 @@ func Parse(text string, deps []compat.Dependency) (*Schema, error) {
 			return nil, fmt.Errorf("reference %q: %w", d.Name, err)
 		}
 	}
-	known := make(map[*node]bool, len(b.named))
-	for _, n := range b.named {
+	known := make(map[*node]bool, len(b.defined))
+	for _, n := range b.defined {
 		known[n] = true
 	}
 	root, hs, err := parseOne(b, cache, text)

@@ -120,7 +120,8 @@ var (
 // builder turns JSON into a node graph, resolving names as the
 // specification's "Names" section says.
 type builder struct {
-	named map[string]*node
+	named   map[string]*node
+	defined []*node // named types in definition order
 	// withDefaults collects fields with a default; their defaults are
 	// checked once the whole schema is built.
 	withDefaults []*field
@@ -322,6 +323,7 @@ func (b *builder) define(v *jval, k kind, space string) (*node, error) {
 		n.doc = doc
 	}
 	b.named[full] = n
+	b.defined = append(b.defined, n)
 	return n, nil
 }
 
