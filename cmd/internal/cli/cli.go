@@ -15,66 +15,66 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/version"
 )
 
-// Exit codes.
+// Exit codes, as in STYLE: 1 when a command found violations, 2 for any
+// other failure (usage, configuration, I/O such as a port in use).
 const (
-	ExitOK    = 0
-	ExitError = 1 // the command failed (I/O, port in use, store)
-	ExitUsage = 2 // bad flags or arguments
+	ExitOK         = 0
+	ExitViolations = 1
+	ExitError      = 2
 )
 
+// ErrViolations is returned by commands that printed findings (compat
+// checks, policy checks); the process then exits 1.
+var ErrViolations = errors.New("violations found")
+
+// Env is what the command tree talks to.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Ready, when set, receives the address `charter serve` listens on.
+	Ready func(addr string)
+}
+
 // NewRootCommand returns the `charter` command with every sub-command.
-func NewRootCommand(deps serve.Deps) *cobra.Command {
+func NewRootCommand(env Env) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "charter",
 		Short:         "Charter is a schema registry compatible with Confluent Schema Registry clients",
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Suggestions would make the error more than one line.
+		DisableSuggestions: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
 	root.AddCommand(
-		serve.NewCommand("serve", deps),
+		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
 	)
 	return root
 }
 
-// usageError marks errors in the command line.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
 // Run runs the command line args and returns the process exit code.
 // Errors print as one line on stderr: `charter: <error>`.
-func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRootCommand(serve.Deps{Stderr: stderr})
+func Run(ctx context.Context, args []string, env Env) int {
+	root := NewRootCommand(env)
 	root.SetArgs(args)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "charter: %v\n", err)
+	if !errors.Is(err, ErrViolations) {
+		fmt.Fprintf(env.Stderr, "charter: %v\n", err)
+	}
 	return exitCode(err)
 }
 
-// exitCode maps an error to the exit code: usage errors 2, others 1.
+// exitCode maps a command's error to the process exit code.
 func exitCode(err error) int {
-	var u usageError
-	if errors.As(err, &u) || isCobraUsage(err) {
-		return ExitUsage
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, ErrViolations):
+		return ExitViolations
 	}
 	return ExitError
-}
-
-// isCobraUsage recognises the argument errors cobra creates itself.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument"} {
-		if len(msg) >= len(p) && (msg[:len(p)] == p) {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,200 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charter-dev/charter/cmd/internal/cli"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// serving is one in-process `charter serve`.
+type serving struct {
+	addr   string
+	stderr *syncBuffer
+	stop   context.CancelFunc
+	done   chan int
+}
+
+// startServe runs `charter args...` in-process and waits until it listens.
+func startServe(t *testing.T, args ...string) *serving {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &serving{stderr: &syncBuffer{}, stop: cancel, done: make(chan int, 1)}
+	ready := make(chan string, 1)
+	go func() {
+		s.done <- cli.Run(ctx, args, cli.Env{Stdout: io.Discard, Stderr: s.stderr, Ready: func(a string) { ready <- a }})
+	}()
+	select {
+	case s.addr = <-ready:
+	case code := <-s.done:
+		cancel()
+		t.Fatalf("charter %v exited with %d before listening:\n%s", args, code, s.stderr.String())
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatalf("charter %v did not listen within 10s:\n%s", args, s.stderr.String())
+	}
+	t.Cleanup(func() {
+		cancel()
+		<-s.done
+	})
+	return s
+}
+
+// shutdown stops the server as SIGTERM would and returns the exit code.
+func (s *serving) shutdown(t *testing.T) int {
+	t.Helper()
+	s.stop()
+	select {
+	case code := <-s.done:
+		s.done <- code // for the cleanup
+		return code
+	case <-time.After(20 * time.Second):
+		t.Fatal("charter serve did not stop within 20s")
+		return -1
+	}
+}
+
+func TestServeRegistersAndShutsDown(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "reg.db")
+	s := startServe(t, "serve", "--listen", "127.0.0.1:0", "--db", db, "--log-format", "json")
+	resp, err := http.Post("http://"+s.addr+"/subjects/orders-value/versions", "application/vnd.schemaregistry.v1+json",
+		strings.NewReader(`{"schema":"{\"type\":\"string\"}"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != `{"id":1}` {
+		t.Fatalf("register: %d %s", resp.StatusCode, body)
+	}
+	if code := s.shutdown(t); code != cli.ExitOK {
+		t.Fatalf("exit code %d after shutdown:\n%s", code, s.stderr.String())
+	}
+	logs := s.stderr.String()
+	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"/subjects/orders-value/versions"`, `"status":200`, `"duration":`, `"msg":"stopped"`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %s:\n%s", want, logs)
+		}
+	}
+	// The registration survived the restart.
+	s2 := startServe(t, "serve", "--listen", "127.0.0.1:0", "--db", db)
+	resp, err = http.Get("http://" + s2.addr + "/schemas/ids/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"schemaType":"AVRO"`) {
+		t.Fatalf("after restart: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestServeEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	envDB := filepath.Join(dir, "env.db")
+	flagDB := filepath.Join(dir, "flag.db")
+	t.Setenv("CHARTER_DB", envDB)
+	t.Setenv("CHARTER_LISTEN", "127.0.0.1:0")
+
+	// Environment beats the defaults.
+	s := startServe(t, "serve")
+	if !strings.HasPrefix(s.addr, "127.0.0.1:") {
+		t.Errorf("listening on %s, want CHARTER_LISTEN's 127.0.0.1", s.addr)
+	}
+	if code := s.shutdown(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(envDB); err != nil {
+		t.Errorf("CHARTER_DB not used: %v", err)
+	}
+	// Flags beat the environment.
+	s = startServe(t, "serve", "--db", flagDB)
+	if code := s.shutdown(t); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(flagDB); err != nil {
+		t.Errorf("--db not used over CHARTER_DB: %v", err)
+	}
+}
+
+func TestServeErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want []string // in the one stderr line
+	}{
+		{"port in use", []string{"serve", "--listen", busy.Addr().String(), "--db", filepath.Join(dir, "a.db")},
+			[]string{"charter: listen on " + busy.Addr().String(), "address already in use"}},
+		{"db directory missing", []string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "no", "such", "dir", "x.db")},
+			[]string{"charter: open database"}},
+		{"db is a directory", []string{"serve", "--listen", "127.0.0.1:0", "--db", dir},
+			[]string{"charter: open database " + dir}},
+		{"bad log level", []string{"serve", "--log-level", "loud"}, []string{`charter: invalid --log-level "loud"`}},
+		{"bad log format", []string{"serve", "--log-format", "xml"}, []string{`charter: invalid --log-format "xml"`}},
+		{"unknown flag", []string{"serve", "--nope"}, []string{"charter: unknown flag: --nope"}},
+		{"unknown command", []string{"serveme"}, []string{`charter: unknown command "serveme"`}},
+		{"extra argument", []string{"serve", "now"}, []string{"charter: unknown command"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := cli.Run(context.Background(), tc.args, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+			if code != cli.ExitError {
+				t.Errorf("exit code %d, want %d", code, cli.ExitError)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			last := lines[len(lines)-1]
+			if len(lines) != 1 {
+				t.Errorf("stderr has %d lines, want one:\n%s", len(lines), stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(last, w) {
+					t.Errorf("stderr last line %q lacks %q\n(all: %s)", last, w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestVersionCommand(t *testing.T) {
+	var out bytes.Buffer
+	if code := cli.Run(context.Background(), []string{"version"}, cli.Env{Stdout: &out, Stderr: io.Discard}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.HasPrefix(out.String(), "charter ") || !strings.HasSuffix(out.String(), ")\n") {
+		t.Errorf("version output %q, want `charter <version> (<commit>)`", out.String())
+	}
+}
