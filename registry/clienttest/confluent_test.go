@@ -212,6 +212,49 @@ func TestConfluentGoClient(t *testing.T) {
 		}
 	})
 
+	t.Run("deletes", func(t *testing.T) {
+		const subject = "deletes-value"
+		for _, schema := range []string{orderV1, orderV2} {
+			if _, err := c.Register(subject, schemaregistry.SchemaInfo{Schema: schema}, false); err != nil {
+				t.Fatalf("Register %s: %v", subject, err)
+			}
+		}
+		n, err := c.DeleteSubjectVersion(subject, 2, false)
+		if err != nil || n != 2 {
+			t.Fatalf("DeleteSubjectVersion(2, soft) = %d, %v; want 2", n, err)
+		}
+		versions, err := c.GetAllVersions(subject)
+		if err != nil || !reflect.DeepEqual(versions, []int{1}) {
+			t.Errorf("GetAllVersions after a soft delete = %v, %v; want [1]", versions, err)
+		}
+		md, err := newSRClient(t, s.URL).GetSchemaMetadataIncludeDeleted(subject, 2, true)
+		if err != nil || md.Version != 2 {
+			t.Errorf("GetSchemaMetadataIncludeDeleted(2) = version %d, %v; want 2", md.Version, err)
+		}
+		if n, err := c.DeleteSubjectVersion(subject, 2, true); err != nil || n != 2 {
+			t.Fatalf("DeleteSubjectVersion(2, permanent) = %d, %v; want 2", n, err)
+		}
+		_, err = newSRClient(t, s.URL).GetSchemaMetadataIncludeDeleted(subject, 2, true)
+		wantRESTError(t, "GetSchemaMetadataIncludeDeleted after a permanent delete", err, 40402)
+		_, err = c.DeleteSubject(subject, true)
+		wantRESTError(t, "DeleteSubject(permanent) before a soft delete", err, 40405)
+		deleted, err := c.DeleteSubject(subject, false)
+		if err != nil || !reflect.DeepEqual(deleted, []int{1}) {
+			t.Fatalf("DeleteSubject(soft) = %v, %v; want [1]", deleted, err)
+		}
+		if subjects, err := c.GetAllSubjects(); err != nil || slices.Contains(subjects, subject) {
+			t.Errorf("GetAllSubjects after a soft delete = %v, %v; want no %s", subjects, err, subject)
+		}
+		if deleted, err := c.DeleteSubject(subject, true); err != nil || !reflect.DeepEqual(deleted, []int{1}) {
+			t.Fatalf("DeleteSubject(permanent) = %v, %v; want [1]", deleted, err)
+		}
+		// IDs are stable: the schema is still orders-value's v1.
+		id, err := newSRClient(t, s.URL).Register(subject, info, false)
+		if err != nil || id != id1 {
+			t.Errorf("Register after a permanent delete = %d, %v; want id %d", id, err, id1)
+		}
+	})
+
 	t.Run("config", func(t *testing.T) {
 		level, err := c.GetDefaultCompatibility()
 		if err != nil || level != schemaregistry.Backward {
