@@ -305,7 +305,7 @@ func (p *jsonParser) string() (string, error) {
 			}
 			b.WriteRune(r)
 		default:
-			return "", p.errorf("invalid escape \\%c", e)
+			return "", p.errorf("invalid escape: backslash followed by %q", string(e))
 		}
 	}
 	return "", p.errorf("unterminated string")
@@ -395,7 +395,7 @@ func (w *writer) quote(s string) {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				w.WriteString(s[start:i])
-				w.WriteString(`\ufffd`)
+				w.WriteString("\uFFFD")
 				i++
 				start = i
 				continue
