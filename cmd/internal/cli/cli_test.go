@@ -151,6 +151,10 @@ func TestServeErrors(t *testing.T) {
 	}
 	defer busy.Close()
 	dir := t.TempDir()
+	notSQLite := filepath.Join(dir, "text.db")
+	if err := os.WriteFile(notSQLite, []byte(strings.Repeat("not a database\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -159,9 +163,11 @@ func TestServeErrors(t *testing.T) {
 		{"port in use", []string{"serve", "--listen", busy.Addr().String(), "--db", filepath.Join(dir, "a.db")},
 			[]string{"charter: listen on " + busy.Addr().String(), "address already in use"}},
 		{"db directory missing", []string{"serve", "--listen", "127.0.0.1:0", "--db", filepath.Join(dir, "no", "such", "dir", "x.db")},
-			[]string{"charter: open database"}},
+			[]string{"charter: open database " + filepath.Join(dir, "no", "such", "dir", "x.db") + ": directory " + filepath.Join(dir, "no", "such", "dir") + " does not exist"}},
 		{"db is a directory", []string{"serve", "--listen", "127.0.0.1:0", "--db", dir},
-			[]string{"charter: open database " + dir}},
+			[]string{"charter: open database " + dir + ": it is a directory"}},
+		{"db is not SQLite", []string{"serve", "--listen", "127.0.0.1:0", "--db", notSQLite},
+			[]string{"charter: open database: "}},
 		{"bad log level", []string{"serve", "--log-level", "loud"}, []string{`charter: invalid --log-level "loud"`}},
 		{"bad log format", []string{"serve", "--log-format", "xml"}, []string{`charter: invalid --log-format "xml"`}},
 		{"unknown flag", []string{"serve", "--nope"}, []string{"charter: unknown flag: --nope"}},

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -125,9 +126,12 @@ func Formats() []compat.Format {
 // ends, then shuts down gracefully (open requests get ShutdownTimeout)
 // and closes the store. ready, when not nil, receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr string)) error {
+	if err := checkDBPath(cfg.DB); err != nil {
+		return err
+	}
 	store, err := sqlite.Open(ctx, cfg.DB)
 	if err != nil {
-		return fmt.Errorf("open database %s: %w", cfg.DB, err)
+		return fmt.Errorf("open database: %w", err)
 	}
 	defer func() {
 		if err := store.Close(); err != nil {
@@ -174,6 +178,23 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		return fmt.Errorf("serve on %s: %w", addr, err)
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// checkDBPath explains the common mistakes with --db before SQLite gives
+// its terse "unable to open database file".
+func checkDBPath(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("open database %s: it is a directory; give a file path such as %s", path, filepath.Join(path, "charter.db"))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("open database %s: directory %s does not exist", path, dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("open database %s: %s is not a directory", path, dir)
+	}
 	return nil
 }
 
