@@ -24,7 +24,7 @@ const maxViolations = 10000
 // chosen. The root is ".".
 func checkRead(reader, writer *node) []compat.Violation {
 	c := checker{}
-	c.check(reader, writer, nil, false)
+	c.check(reader, writer, false)
 	for i := range c.out {
 		if c.out[i].Path == "" {
 			c.out[i].Path = "."
@@ -41,12 +41,13 @@ type memo struct {
 }
 
 type checker struct {
-	out  []compat.Violation
-	memo map[pair]*memo
+	out   []compat.Violation
+	memo  map[pair]*memo
+	stack []pathSeg // the current path, root first
 }
 
-// Path segments are kept as a linked list and only turned into text when a
-// violation is reported.
+// The current path is kept as a stack of segments and only turned into
+// text when a violation is reported.
 type segKind uint8
 
 const (
@@ -57,25 +58,22 @@ const (
 )
 
 type pathSeg struct {
-	parent *pathSeg
-	kind   segKind
-	name   string
+	kind segKind
+	name string
 }
 
-func (p *pathSeg) String() string {
-	if p == nil {
-		return ""
-	}
-	var segs []*pathSeg
+func (c *checker) push(kind segKind, name string) { c.stack = append(c.stack, pathSeg{kind, name}) }
+func (c *checker) pop()                           { c.stack = c.stack[:len(c.stack)-1] }
+
+// path renders the current path.
+func (c *checker) path() string {
 	n := 0
-	for q := p; q != nil; q = q.parent {
-		segs = append(segs, q)
-		n += len(q.name) + 2
+	for _, s := range c.stack {
+		n += len(s.name) + 2
 	}
 	var b strings.Builder
 	b.Grow(n)
-	for i := len(segs) - 1; i >= 0; i-- {
-		s := segs[i]
+	for _, s := range c.stack {
 		switch s.kind {
 		case segField:
 			b.WriteByte('.')
@@ -93,16 +91,17 @@ func (p *pathSeg) String() string {
 	return b.String()
 }
 
-func (c *checker) report(rule string, p *pathSeg, format string, args ...any) {
+func (c *checker) report(rule string, format string, args ...any) {
 	if len(c.out) >= maxViolations {
 		return
 	}
-	c.out = append(c.out, compat.Violation{RuleID: rule, Path: p.String(), Message: fmt.Sprintf(format, args...)})
+	c.out = append(c.out, compat.Violation{RuleID: rule, Path: c.path(), Message: fmt.Sprintf(format, args...)})
 }
 
-// check resolves writer w against reader r at path p. labeled says that p
-// already ends in the union branch segment for this position.
-func (c *checker) check(r, w *node, p *pathSeg, labeled bool) {
+// check resolves writer w against reader r at the current path. labeled
+// says that the path already ends in the union branch segment for this
+// position.
+func (c *checker) check(r, w *node, labeled bool) {
 	if len(c.out) >= maxViolations {
 		return
 	}
@@ -110,7 +109,9 @@ func (c *checker) check(r, w *node, p *pathSeg, labeled bool) {
 	// readable ("if writer's is a union" and "if both are unions").
 	if w.kind == kUnion {
 		for _, wb := range w.branches {
-			c.check(r, wb, &pathSeg{parent: p, kind: segBranch, name: wb.typeName()}, true)
+			c.push(segBranch, wb.typeName())
+			c.check(r, wb, true)
+			c.pop()
 		}
 		return
 	}
@@ -119,48 +120,55 @@ func (c *checker) check(r, w *node, p *pathSeg, labeled bool) {
 	if r.kind == kUnion {
 		i := selectBranch(r, w)
 		if i < 0 {
-			c.report(RuleMissingUnionBranch, p,
+			c.report(RuleMissingUnionBranch,
 				"the reader union %s has no branch that can read the writer's %s; add a %s branch to the reader union",
 				unionString(r), describe(w), w.typeName())
 			return
 		}
 		rb := r.branches[i]
-		if !labeled {
-			p = &pathSeg{parent: p, kind: segBranch, name: rb.typeName()}
+		if labeled {
+			c.check(rb, w, false)
+			return
 		}
-		c.check(rb, w, p, false)
+		c.push(segBranch, rb.typeName())
+		c.check(rb, w, false)
+		c.pop()
 		return
 	}
 	if r.kind != w.kind {
 		if promotable(w.kind, r.kind) {
-			c.logical(r, w, p)
+			c.logical(r, w)
 			return
 		}
-		c.report(RuleTypeMismatch, p,
+		c.report(RuleTypeMismatch,
 			"the writer's %s cannot be read as the reader's %s; keep the type or use a promotion the spec allows (int→long→float→double, string↔bytes)",
 			describe(w), describe(r))
 		return
 	}
 	switch r.kind {
 	case kRecord:
-		c.record(r, w, p)
+		c.record(r, w)
 	case kEnum:
-		c.names(r, w, p)
-		c.enum(r, w, p)
+		c.names(r, w)
+		c.enum(r, w)
 	case kFixed:
-		c.names(r, w, p)
+		c.names(r, w)
 		if r.size != w.size {
-			c.report(RuleFixedSizeMismatch, p,
+			c.report(RuleFixedSizeMismatch,
 				"fixed %q is %d bytes in the reader but %d in the writer; a fixed must keep its size",
 				r.full, r.size, w.size)
 		}
-		c.logical(r, w, p)
+		c.logical(r, w)
 	case kArray:
-		c.check(r.items, w.items, &pathSeg{parent: p, kind: segItems}, false)
+		c.push(segItems, "")
+		c.check(r.items, w.items, false)
+		c.pop()
 	case kMap:
-		c.check(r.items, w.items, &pathSeg{parent: p, kind: segValues}, false)
+		c.push(segValues, "")
+		c.check(r.items, w.items, false)
+		c.pop()
 	default:
-		c.logical(r, w, p)
+		c.logical(r, w)
 	}
 }
 
@@ -198,11 +206,11 @@ func namesMatch(r, w *node) bool {
 	return false
 }
 
-func (c *checker) names(r, w *node, p *pathSeg) {
+func (c *checker) names(r, w *node) {
 	if namesMatch(r, w) {
 		return
 	}
-	c.report(RuleNameMismatch, p,
+	c.report(RuleNameMismatch,
 		"the writer's %s %q is named %q in the reader; keep the name or add %q to the reader's aliases",
 		w.kind, w.full, r.full, w.full)
 }
@@ -239,7 +247,7 @@ func shallowMatch(r, w *node) bool {
 	return true
 }
 
-func (c *checker) record(r, w *node, p *pathSeg) {
+func (c *checker) record(r, w *node) {
 	key := pair{r, w}
 	if c.memo == nil {
 		c.memo = make(map[pair]*memo)
@@ -251,7 +259,7 @@ func (c *checker) record(r, w *node, p *pathSeg) {
 			return
 		}
 		if len(m.rel) > 0 {
-			prefix := p.String()
+			prefix := c.path()
 			for _, v := range m.rel {
 				if len(c.out) >= maxViolations {
 					return
@@ -266,23 +274,26 @@ func (c *checker) record(r, w *node, p *pathSeg) {
 	c.memo[key] = m
 	start := len(c.out)
 
-	c.names(r, w, p)
+	c.names(r, w)
 	for _, rf := range r.fields {
 		wf := writerField(w, rf)
-		if wf == nil {
-			if rf.def == nil {
-				c.report(RuleReaderFieldMissingDefault, &pathSeg{parent: p, kind: segField, name: rf.name},
-					"field %q is in the reader without a default and missing from the writer, so the reader cannot fill it; give %q a default (or keep it in the writer)",
-					rf.name, rf.name)
-			}
+		if wf == nil && rf.def != nil {
 			continue
 		}
-		c.check(rf.typ, wf.typ, &pathSeg{parent: p, kind: segField, name: rf.name}, false)
+		c.push(segField, rf.name)
+		if wf == nil {
+			c.report(RuleReaderFieldMissingDefault,
+				"field %q is in the reader without a default and missing from the writer, so the reader cannot fill it; give %q a default (or keep it in the writer)",
+				rf.name, rf.name)
+		} else {
+			c.check(rf.typ, wf.typ, false)
+		}
+		c.pop()
 	}
 
 	m.done = true
 	if len(c.out) > start {
-		prefixLen := len(p.String())
+		prefixLen := len(c.path())
 		m.rel = make([]compat.Violation, 0, len(c.out)-start)
 		for _, v := range c.out[start:] {
 			v.Path = v.Path[prefixLen:]
@@ -305,7 +316,7 @@ func writerField(w *node, rf *field) *field {
 	return nil
 }
 
-func (c *checker) enum(r, w *node, p *pathSeg) {
+func (c *checker) enum(r, w *node) {
 	if r.enumDefault != nil {
 		return
 	}
@@ -330,7 +341,7 @@ func (c *checker) enum(r, w *node, p *pathSeg) {
 	if len(missing) == 0 {
 		return
 	}
-	c.report(RuleMissingEnumSymbols, p,
+	c.report(RuleMissingEnumSymbols,
 		"the reader enum %q lacks the writer's symbols %s and has no default; add them to the reader or give the reader enum a default",
 		r.full, quoteList(missing))
 }
@@ -348,26 +359,26 @@ func containsString(list []string, s string) bool {
 // or dropping a logical type is allowed; changing one valid logical type
 // into another is not, and decimals must keep scale and not narrow
 // precision (see the rules' Source).
-func (c *checker) logical(r, w *node, p *pathSeg) {
+func (c *checker) logical(r, w *node) {
 	rl, wl := r.logical, w.logical
 	if rl == "" || wl == "" {
 		return
 	}
 	if rl == "decimal" && wl == "decimal" {
 		if r.scale != w.scale {
-			c.report(RuleDecimalScaleMismatch, p,
+			c.report(RuleDecimalScaleMismatch,
 				"the decimal scale is %d in the writer but %d in the reader, so every stored value would be read as a different number; keep scale %d",
 				w.scale, r.scale, w.scale)
 		}
 		if r.precision < w.precision {
-			c.report(RuleDecimalPrecisionNarrowed, p,
+			c.report(RuleDecimalPrecisionNarrowed,
 				"the decimal precision narrows from %d in the writer to %d in the reader, so larger stored values do not fit; keep or widen the precision",
 				w.precision, r.precision)
 		}
 		return
 	}
 	if rl != wl {
-		c.report(RuleLogicalTypeMismatch, p,
+		c.report(RuleLogicalTypeMismatch,
 			"the writer's %s is read as %s, so the same stored %s would mean something else; keep the logical type %s",
 			wl, rl, w.kind, wl)
 	}
