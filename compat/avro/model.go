@@ -637,9 +637,9 @@ func describeDefaultType(t *node) string {
 func clip(v *jval) string {
 	var w writer
 	w.value(v, false)
-	s := w.String()
+	s := []rune(w.String())
 	if len(s) > 40 {
-		s = s[:37] + "..."
+		return string(s[:37]) + "..."
 	}
-	return s
+	return string(s)
 }
