@@ -1,0 +1,71 @@
+package registry_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/registry"
+)
+
+// versionedRecord returns version v of a 20-field record whose versions
+// differ in one field's default: every pair is FULL compatible.
+func versionedRecord(v int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"record","name":"Order","namespace":"com.example","fields":[`)
+	for i := range 19 {
+		fmt.Fprintf(&b, `{"name":"f%d","type":["null","string"],"default":null},`, i)
+	}
+	fmt.Fprintf(&b, `{"name":"note","type":"string","default":"v%d"}]}`, v)
+	return b.String()
+}
+
+// BenchmarkRegisterFullTransitive1000 registers a new version under
+// FULL_TRANSITIVE against 1,000 previous versions (target: < 50 ms).
+// "warm" is a running server (parsed schemas cached); "cold" is the first
+// registration after a restart, which parses all 1,000.
+func BenchmarkRegisterFullTransitive1000(b *testing.B) {
+	ctx := context.Background()
+	store := openStore(b)
+	formats := []compat.Format{avro.Format{}}
+	setup := registry.NewService(store, formats)
+	if _, err := setup.SetConfig(ctx, "", registry.Config{Compatibility: compat.None}); err != nil {
+		b.Fatal(err)
+	}
+	const previous = 1000
+	for v := 1; v <= previous; v++ {
+		mustRegister(b, setup, "orders-value", registry.RegisterRequest{Schema: versionedRecord(v)})
+	}
+	if _, err := setup.SetConfig(ctx, "orders-value", registry.Config{Compatibility: compat.FullTransitive}); err != nil {
+		b.Fatal(err)
+	}
+	next := previous
+	register := func(b *testing.B, svc *registry.Service) {
+		next++
+		ss := mustRegister(b, svc, "orders-value", registry.RegisterRequest{Schema: versionedRecord(next)})
+		if ss.Version != next {
+			b.Fatalf("version %d, want %d", ss.Version, next)
+		}
+	}
+	b.Run("warm", func(b *testing.B) {
+		svc := registry.NewService(store, formats)
+		register(b, svc) // fill the parsed cache
+		b.ResetTimer()
+		start := time.Now()
+		for range b.N {
+			register(b, svc)
+		}
+		b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
+	})
+	b.Run("cold", func(b *testing.B) {
+		start := time.Now()
+		for range b.N {
+			register(b, registry.NewService(store, formats))
+		}
+		b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
+	})
+}
