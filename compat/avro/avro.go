@@ -17,6 +17,17 @@
 // AVRO_DECIMAL_SCALE_MISMATCH, AVRO_DECIMAL_PRECISION_NARROWED and
 // AVRO_LOGICAL_TYPE_MISMATCH in [Rules].
 //
+// Where the specification leaves room, Charter decides as follows (each
+// choice is pinned by a test):
+//   - a type alias without a dot is relative to its type's namespace (as
+//     the specification says; Python Avro 1.11 does not qualify it);
+//   - a reader union reads a writer type with the branch of the same type
+//     and full name if there is one, otherwise with the first branch that
+//     matches (the specification's first-match rule; hamba, and Java's
+//     checker, accept any branch that resolves);
+//   - a reader field takes the writer field of its own name before one
+//     named by its aliases.
+//
 // Violation paths: ".a.b" for record fields (reader field names), "[]" for
 // array items, "{}" for map values, "<T>" for a union branch where T is the
 // branch's type name (full name for records, enums and fixeds; "int",
@@ -64,10 +75,11 @@ func (*Schema) Type() compat.SchemaType { return compat.Avro }
 // name.
 func (s *Schema) Canonical() string { return s.canonical }
 
-// Normalized returns Canonical with meaning-preserving differences removed:
-// full names everywhere, a fixed key order, sorted aliases and property
-// keys, default attribute values dropped. Types from references stay
-// references (not inlined).
+// Normalized returns Canonical with meaning-preserving differences removed
+// (used for normalize=true): full names everywhere, a fixed key order,
+// sorted aliases and property keys, and "order":"ascending" and a decimal's
+// "scale":0 dropped since they are the defaults. Types from references stay
+// references (not inlined), as in Canonical.
 func (s *Schema) Normalized() string { return s.normalized }
 
 // Hamba returns the schema as parsed by github.com/hamba/avro/v2, for
