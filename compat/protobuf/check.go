@@ -62,6 +62,13 @@ func (c *checker) file() {
 		}
 		c.message("."+name, rm, wm)
 	}
+	rExts, _ := collectExtensions(c.r)
+	_, wExts := collectExtensions(c.w)
+	for _, wx := range wExts {
+		if rx, ok := rExts[extensionKey(wx)]; ok {
+			c.extension("."+localName(rx), rx, wx)
+		}
+	}
 	rEnums, _ := collectEnums(c.r)
 	_, wEnums := collectEnums(c.w)
 	for _, we := range wEnums {
@@ -104,6 +111,42 @@ func collectEnums(fd protoreflect.FileDescriptor) (map[string]protoreflect.EnumD
 	}
 	walk(fd.Enums(), fd.Messages())
 	return byName, order
+}
+
+// extensionKey pairs extensions by extendee and number, as buf does.
+func extensionKey(x protoreflect.FieldDescriptor) string {
+	return fmt.Sprintf("%s#%d", x.ContainingMessage().FullName(), x.Number())
+}
+
+func collectExtensions(fd protoreflect.FileDescriptor) (map[string]protoreflect.FieldDescriptor, []protoreflect.FieldDescriptor) {
+	byKey := map[string]protoreflect.FieldDescriptor{}
+	var order []protoreflect.FieldDescriptor
+	var walk func(xs protoreflect.ExtensionDescriptors, ms protoreflect.MessageDescriptors)
+	walk = func(xs protoreflect.ExtensionDescriptors, ms protoreflect.MessageDescriptors) {
+		for i := 0; i < xs.Len(); i++ {
+			byKey[extensionKey(xs.Get(i))] = xs.Get(i)
+			order = append(order, xs.Get(i))
+		}
+		for i := 0; i < ms.Len(); i++ {
+			walk(ms.Get(i).Extensions(), ms.Get(i).Messages())
+		}
+	}
+	walk(fd.Extensions(), fd.Messages())
+	return byKey, order
+}
+
+// extension compares two extensions of the same extendee and number with
+// buf's field rules. Confluent's differ does not look at extensions, so
+// its rules do not run here.
+func (c *checker) extension(path string, rx, wx protoreflect.FieldDescriptor) {
+	c.bufType(path, rx, wx, RuleFieldWireCompatibleType, wireGroup)
+	c.bufType(path, rx, wx, RuleFieldWireJSONCompatibleType, wireJSONGroup)
+	c.cardinality(path, rx, wx)
+	c.sameDefault(path, rx, wx)
+	if rx.FullName() != wx.FullName() {
+		c.add(RuleFieldNameChanged, path, "extension %d of %s is named %s in the writer but %s in the reader; keep the name",
+			rx.Number(), rx.ContainingMessage().FullName(), wx.FullName(), rx.FullName())
+	}
 }
 
 // realOneof returns the field's oneof unless it is absent or synthetic
