@@ -68,7 +68,7 @@ type node struct {
 	pattern              *string
 
 	// number
-	integer                                       bool
+	integer                                        bool
 	minimum, maximum, exclMin, exclMax, multipleOf *big.Rat
 
 	// object
@@ -796,7 +796,7 @@ func lenientRegexp(s string) (js.Regexp, error) {
 
 type opaqueRegexp string
 
-func (r opaqueRegexp) String() string           { return string(r) }
+func (r opaqueRegexp) String() string          { return string(r) }
 func (r opaqueRegexp) MatchString(string) bool { return false }
 
 // balanced reports whether groups and classes in a pattern are closed.

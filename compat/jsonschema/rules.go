@@ -112,19 +112,19 @@ var ruleDefs = []ruleDef{
 		}},
 	{typ: "EXCLUSIVE_MAXIMUM_ADDED", spec: fmt.Sprintf(srcValidation, "6.2.3 exclusiveMaximum"),
 		purpose: "A reader must not add an exclusiveMaximum.",
-		note: "Draft-04's boolean exclusiveMaximum is read as the exclusive limit it makes of maximum (Confluent ignores the boolean).",
+		note:    "Draft-04's boolean exclusiveMaximum is read as the exclusive limit it makes of maximum (Confluent ignores the boolean).",
 		msg: func(c change) string {
 			return fmt.Sprintf("the reader adds exclusiveMaximum %s, so writer values of %s or more fail validation; drop exclusiveMaximum", c.to, c.to)
 		}},
 	{typ: "EXCLUSIVE_MAXIMUM_DECREASED", spec: fmt.Sprintf(srcValidation, "6.2.3 exclusiveMaximum"),
 		purpose: "A reader must not lower an exclusiveMaximum.",
-		note: "Compared with the writer's exclusiveMaximum; Confluent compares it with the reader's maximum and fails when there is none.",
+		note:    "Compared with the writer's exclusiveMaximum; Confluent compares it with the reader's maximum and fails when there is none.",
 		msg: func(c change) string {
 			return fmt.Sprintf("the reader lowers exclusiveMaximum from %s to %s, so writer values from %s up fail validation; keep exclusiveMaximum at %s or more", c.from, c.to, c.to, c.from)
 		}},
 	{typ: "EXCLUSIVE_MINIMUM_ADDED", spec: fmt.Sprintf(srcValidation, "6.2.5 exclusiveMinimum"),
 		purpose: "A reader must not add an exclusiveMinimum.",
-		note: "Draft-04's boolean exclusiveMinimum is read as the exclusive limit it makes of minimum (Confluent ignores the boolean).",
+		note:    "Draft-04's boolean exclusiveMinimum is read as the exclusive limit it makes of minimum (Confluent ignores the boolean).",
 		msg: func(c change) string {
 			return fmt.Sprintf("the reader adds exclusiveMinimum %s, so writer values of %s or less fail validation; drop exclusiveMinimum", c.to, c.to)
 		}},
