@@ -46,6 +46,12 @@ func (c *parsedCache) put(id int64, s compat.Schema) {
 	c.m[id] = s
 }
 
+func (c *parsedCache) remove(id int64) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
+}
+
 // parseStored returns stored schema st parsed, from the cache when
 // possible. Its references are resolved inside tx. A stored schema that no
 // longer parses (for example, a type this server cannot parse) is 42201.

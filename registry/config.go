@@ -123,7 +123,8 @@ func (s *Service) Config(ctx context.Context, subject string, defaultToGlobal bo
 // SetConfig merges upd into the config of subject ("" global) and returns
 // the stored result (PUT /config[/{s}]); fields not set in upd keep their
 // value. A level outside the seven Confluent levels (any letter case) is
-// 42203. The global result always carries a level.
+// 42203; a read-only mode refuses the change with 42205, as Confluent
+// does. The global result always carries a level.
 func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Config, error) {
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
@@ -146,6 +147,9 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Co
 	}
 	var out Config
 	err := s.update(ctx, "set config", func(tx Tx) error {
+		if err := checkWritable(ctx, tx, subject); err != nil {
+			return err
+		}
 		cur, _, err := storedConfig(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -166,10 +170,13 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Co
 // DeleteConfig removes the config of subject ("" global, which falls back
 // to BACKWARD) and returns what it was (DELETE /config[/{s}]). A subject
 // without its own config answers 40401 when the subject has no versions
-// at all, 40408 otherwise.
+// at all, 40408 otherwise; a read-only mode refuses with 42205.
 func (s *Service) DeleteConfig(ctx context.Context, subject string) (Config, error) {
 	var out Config
 	err := s.update(ctx, "delete config", func(tx Tx) error {
+		if err := checkWritable(ctx, tx, subject); err != nil {
+			return err
+		}
 		if subject == "" {
 			g, err := globalConfig(ctx, tx)
 			if err != nil {

@@ -22,9 +22,12 @@ import (
 // soft deleted; 40405 permanent delete of a subject with live versions;
 // 42206 a version is referenced by another schema; 42205 read-only mode.
 func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent bool) ([]int, error) {
-	var out []int
+	var (
+		out    []int
+		forgot []int64
+	)
 	err := s.update(ctx, "delete subject", func(tx Tx) error {
-		out = nil
+		out, forgot = nil, nil
 		if err := checkWritable(ctx, tx, subject); err != nil {
 			return err
 		}
@@ -69,9 +72,16 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 		for _, v := range vs {
 			out = append(out, v.Version)
 		}
+		if forgot, err = forgetOrphans(ctx, tx, vs); err != nil {
+			return err
+		}
 		return dropSubjectSettings(ctx, tx, subject)
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	s.forgotten(forgot)
+	return out, nil
 }
 
 // DeleteVersion deletes version n (Latest for the latest live one) of
@@ -83,8 +93,12 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 // of a version already soft deleted; 40407 permanent delete of a live
 // version; 42206 the version is referenced; 42205 read-only mode.
 func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, permanent bool) (int, error) {
-	var out int
+	var (
+		out    int
+		forgot []int64
+	)
 	err := s.update(ctx, "delete version", func(tx Tx) error {
+		forgot = nil
 		if err := checkWritable(ctx, tx, subject); err != nil {
 			return err
 		}
@@ -125,12 +139,47 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 			return fmt.Errorf("delete %q version %d: %w", subject, v.Version, err)
 		}
 		out = v.Version
+		if forgot, err = forgetOrphans(ctx, tx, []SubjectVersion{v}); err != nil {
+			return err
+		}
 		if len(vs) == 1 {
 			return dropSubjectSettings(ctx, tx, subject)
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return 0, err
+	}
+	s.forgotten(forgot)
+	return out, nil
+}
+
+// forgetOrphans returns the schema IDs of the permanently deleted versions
+// vs that no version holds any more, and deletes those schemas when the
+// store can (SchemaDeleter).
+func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, error) {
+	var out []int64
+	seen := map[int64]bool{}
+	for _, v := range vs {
+		if seen[v.SchemaID] {
+			continue
+		}
+		seen[v.SchemaID] = true
+		held, err := hasVersions(ctx, tx, v.SchemaID)
+		if err != nil {
+			return nil, err
+		}
+		if held {
+			continue
+		}
+		if d, ok := tx.(SchemaDeleter); ok {
+			if err := d.DeleteSchema(ctx, v.SchemaID); err != nil && !errors.Is(err, ErrNotFound) {
+				return nil, fmt.Errorf("delete schema %d: %w", v.SchemaID, err)
+			}
+		}
+		out = append(out, v.SchemaID)
+	}
+	return out, nil
 }
 
 // refuseReferenced returns 42206 when a schema with a live version

@@ -64,10 +64,13 @@ func effectiveMode(ctx context.Context, tx Tx, subject string) (Mode, error) {
 
 // writable returns 42205 when mode refuses writes.
 func writable(subject string, mode Mode) error {
-	if mode == ModeReadOnly || mode == ModeReadOnlyOverride {
-		return srerr.New(srerr.ErrOperationNotPermitted, "Subject %s is in read-only mode", subject)
+	if mode != ModeReadOnly && mode != ModeReadOnlyOverride {
+		return nil
 	}
-	return nil
+	if subject == "" {
+		return srerr.New(srerr.ErrOperationNotPermitted, "The registry is in %s mode; set the mode to READWRITE first", mode)
+	}
+	return srerr.New(srerr.ErrOperationNotPermitted, "Subject %s is in read-only mode (%s)", subject, mode)
 }
 
 // checkWritable returns 42205 when the effective mode of subject refuses

@@ -8,8 +8,9 @@ import (
 )
 
 // SchemaByID returns the schema with global ID id (GET /schemas/ids/{id}).
-// IDs stay resolvable after their versions are deleted, so consumers can
-// still decode old data. Errors: 40403 unknown ID.
+// IDs stay resolvable after their versions are soft deleted, so consumers
+// can still decode old data; once every version holding it is permanently
+// deleted the ID is forgotten. Errors: 40403 unknown or forgotten ID.
 func (s *Service) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 	var out Schema
 	err := s.view(ctx, "get schema by id", func(tx Tx) error {
@@ -20,7 +21,27 @@ func (s *Service) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 	return out, err
 }
 
+// schemaByID returns schema id while a subject version (soft-deleted
+// included) still holds it: a schema whose versions were all permanently
+// deleted is forgotten, as in Confluent (40403).
 func schemaByID(ctx context.Context, tx Tx, id int64) (Schema, error) {
+	st, err := storedSchema(ctx, tx, id)
+	if err != nil {
+		return Schema{}, err
+	}
+	held, err := hasVersions(ctx, tx, id)
+	if err != nil {
+		return Schema{}, err
+	}
+	if !held {
+		return Schema{}, errSchemaNotFound(id)
+	}
+	return st, nil
+}
+
+// storedSchema returns the schema row id, for callers that hold a version
+// of it.
+func storedSchema(ctx context.Context, tx Tx, id int64) (Schema, error) {
 	st, err := tx.SchemaByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return Schema{}, errSchemaNotFound(id)
@@ -29,6 +50,16 @@ func schemaByID(ctx context.Context, tx Tx, id int64) (Schema, error) {
 		return Schema{}, fmt.Errorf("get schema %d: %w", id, err)
 	}
 	return st, nil
+}
+
+// hasVersions reports whether any subject version, soft-deleted
+// included, holds schema id.
+func hasVersions(ctx context.Context, tx Tx, id int64) (bool, error) {
+	vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: true})
+	if err != nil {
+		return false, fmt.Errorf("list versions of schema %d: %w", id, err)
+	}
+	return len(vs) > 0, nil
 }
 
 // MaxSchemaID returns the largest schema ID stored, 0 when none
@@ -167,7 +198,7 @@ func (s *Service) Version(ctx context.Context, subject string, n int, includeDel
 		if err != nil {
 			return err
 		}
-		st, err := schemaByID(ctx, tx, v.SchemaID)
+		st, err := storedSchema(ctx, tx, v.SchemaID)
 		if err != nil {
 			return err
 		}
@@ -266,7 +297,7 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 		for _, v := range vs {
 			st, ok := byID[v.SchemaID]
 			if !ok {
-				st, err = schemaByID(ctx, tx, v.SchemaID)
+				st, err = storedSchema(ctx, tx, v.SchemaID)
 				if err != nil {
 					return err
 				}

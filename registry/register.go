@@ -58,7 +58,6 @@ func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
 	if req.Type == "" {
 		req.Type = compat.Avro
 	}
-	req.Type = compat.SchemaType(strings.ToUpper(string(req.Type)))
 	if strings.TrimSpace(req.Schema) == "" {
 		return nil, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: the schema text is empty")
 	}

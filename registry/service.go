@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -42,6 +43,34 @@ type Service struct {
 
 	maxSchemaSize int
 	parsed        *parsedCache
+
+	forgetMu sync.RWMutex
+	onForget []func(id int64)
+}
+
+// OnSchemaForgotten registers fn to be called, after the commit, with
+// every schema ID whose last version was permanently deleted (GET
+// /schemas/ids/{id} answers 40403 from then on). Callers that cache
+// answers by schema ID evict them here.
+func (s *Service) OnSchemaForgotten(fn func(id int64)) {
+	s.forgetMu.Lock()
+	s.onForget = append(s.onForget, fn)
+	s.forgetMu.Unlock()
+}
+
+// forgotten evicts ids from the caches and tells the subscribers.
+func (s *Service) forgotten(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	s.forgetMu.RLock()
+	defer s.forgetMu.RUnlock()
+	for _, id := range ids {
+		s.parsed.remove(id)
+		for _, fn := range s.onForget {
+			fn(id)
+		}
+	}
 }
 
 // Option configures a Service.

@@ -209,7 +209,10 @@ func TestFormatsAndTypes(t *testing.T) {
 	if _, err := svc.SetConfig(ctx, "mixed", registry.Config{Compatibility: compat.None}); err != nil {
 		t.Fatal(err)
 	}
-	ss := mustRegister(t, svc, "mixed", registry.RegisterRequest{Schema: "abc", Type: "json"})
+	// Types are matched case-sensitively, as in Confluent.
+	_, err = svc.Register(ctx, "mixed", registry.RegisterRequest{Schema: "abc", Type: "json"})
+	wantCode(t, err, srerr.ErrInvalidSchema)
+	ss := mustRegister(t, svc, "mixed", registry.RegisterRequest{Schema: "abc", Type: compat.JSON})
 	if ss.Schema.Type != compat.JSON || ss.Version != 2 {
 		t.Fatalf("registered %+v", ss)
 	}
@@ -367,4 +370,70 @@ func TestModeAndConfigErrors(t *testing.T) {
 	if ss := mustRegister(t, svc, "after", registry.RegisterRequest{Schema: `{"type":"string"}`}); ss.Schema.ID != 51 {
 		t.Errorf("id after import = %d, want 51", ss.Schema.ID)
 	}
+}
+
+// deleterStore gives its Txs the optional SchemaDeleter capability and
+// records the calls (the schema rows stay: SQLite's Tx has no delete).
+type deleterStore struct {
+	registry.Store
+	mu      sync.Mutex
+	deleted []int64
+}
+
+type deleterTx struct {
+	registry.Tx
+	s *deleterStore
+}
+
+func (d *deleterStore) Update(ctx context.Context, fn func(registry.Tx) error) error {
+	return d.Store.Update(ctx, func(tx registry.Tx) error { return fn(deleterTx{tx, d}) })
+}
+
+func (t deleterTx) DeleteSchema(_ context.Context, id int64) error {
+	t.s.mu.Lock()
+	t.s.deleted = append(t.s.deleted, id)
+	t.s.mu.Unlock()
+	return nil
+}
+
+func TestPermanentDeleteForgetsOrphans(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store := &deleterStore{Store: openStore(t)}
+	svc := registry.NewService(store, []compat.Format{avro.Format{}})
+	var evicted []int64
+	svc.OnSchemaForgotten(func(id int64) { evicted = append(evicted, id) })
+	mustRegister(t, svc, "a", registry.RegisterRequest{Schema: recA})  // id 1
+	mustRegister(t, svc, "b", registry.RegisterRequest{Schema: recA})  // id 1, shared
+	mustRegister(t, svc, "a", registry.RegisterRequest{Schema: recAb}) // id 2, only in a
+	for _, permanent := range []bool{false, true} {
+		if _, err := svc.DeleteSubject(ctx, "a", permanent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(store.deleted) != "[2]" || fmt.Sprint(evicted) != "[2]" {
+		t.Fatalf("deleted %v, evicted %v; want [2] for both (id 1 is still held by b)", store.deleted, evicted)
+	}
+	if _, err := svc.SchemaByID(ctx, 1); err != nil {
+		t.Errorf("id 1, still held by subject b: %v", err)
+	}
+	_, err := svc.SchemaByID(ctx, 2)
+	wantCode(t, err, srerr.ErrSchemaNotFound)
+	_, err = svc.SubjectsOfID(ctx, 2, "", true)
+	wantCode(t, err, srerr.ErrSchemaNotFound)
+	// Soft-deleted versions keep their IDs.
+	if _, err := svc.DeleteVersion(ctx, "b", 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SchemaByID(ctx, 1); err != nil {
+		t.Errorf("id 1 after a soft delete: %v", err)
+	}
+	if _, err := svc.DeleteVersion(ctx, "b", 1, true); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(store.deleted) != "[2 1]" {
+		t.Errorf("deleted %v after the last version of id 1 went, want [2 1]", store.deleted)
+	}
+	_, err = svc.SchemaByID(ctx, 1)
+	wantCode(t, err, srerr.ErrSchemaNotFound)
 }

@@ -50,9 +50,12 @@ type server struct {
 	opts Options
 
 	// byID caches the encoded body of GET /schemas/ids/{id}: schemas are
-	// immutable and never removed, so an entry never goes stale.
-	byIDMu sync.RWMutex
-	byID   map[int64][]byte
+	// immutable, and the Service tells when one is forgotten (its last
+	// version permanently deleted). byIDGen counts those evictions, so a
+	// read that raced with one does not cache a stale answer.
+	byIDMu  sync.RWMutex
+	byID    map[int64][]byte
+	byIDGen uint64
 }
 
 // New returns the REST API over svc.
@@ -73,6 +76,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 		opts.ClusterID = "charter"
 	}
 	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{}}
+	svc.OnSchemaForgotten(s.evictByID)
 	mux := http.NewServeMux()
 	s.routes(mux)
 	return s.logRequests(s.recoverPanics(s.checkContentType(mux)))
@@ -182,20 +186,34 @@ func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, []string{"."})
 }
 
-// cachedByID returns the cached body of GET /schemas/ids/{id}.
-func (s *server) cachedByID(id int64) ([]byte, bool) {
+// cachedByID returns the cached body of GET /schemas/ids/{id}, or the
+// eviction generation to pass to cacheByID.
+func (s *server) cachedByID(id int64) ([]byte, uint64, bool) {
 	s.byIDMu.RLock()
 	b, ok := s.byID[id]
+	gen := s.byIDGen
 	s.byIDMu.RUnlock()
-	return b, ok
+	return b, gen, ok
 }
 
-func (s *server) cacheByID(id int64, body []byte) {
+// cacheByID stores body unless an eviction happened since gen.
+func (s *server) cacheByID(id int64, body []byte, gen uint64) {
 	s.byIDMu.Lock()
+	defer s.byIDMu.Unlock()
+	if gen != s.byIDGen {
+		return
+	}
 	if len(s.byID) >= maxCachedResponses {
 		clear(s.byID)
 	}
 	s.byID[id] = body
+}
+
+// evictByID forgets the cached answer for id.
+func (s *server) evictByID(id int64) {
+	s.byIDMu.Lock()
+	s.byIDGen++
+	delete(s.byID, id)
 	s.byIDMu.Unlock()
 }
 

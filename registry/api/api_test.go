@@ -117,9 +117,14 @@ func TestScenarios(t *testing.T) {
 			{method: "DELETE", path: "/subjects/d"},
 			{method: "DELETE", path: "/subjects/d?permanent=true", json: `[1,2,3,4]`},
 			{method: "GET", path: "/subjects?deleted=true", json: `[]`},
-			// After a permanent delete versions start again at 1; ids are kept.
-			{method: "POST", path: "/subjects/d/versions", body: schemaBody(recB), json: `{"id":2}`},
+			// A hard delete forgets the IDs nothing holds any more.
+			{method: "GET", path: "/schemas/ids/2", status: 404, code: 40403},
+			{method: "GET", path: "/schemas/ids/2/subjects", status: 404, code: 40403},
+			{method: "GET", path: "/schemas/ids/1/versions", status: 404, code: 40403},
+			// After a permanent delete versions start again at 1.
+			{method: "POST", path: "/subjects/d/versions", body: schemaBody(recB), contains: []string{`"id":`}},
 			{method: "GET", path: "/subjects/d/versions", json: `[1]`},
+			{method: "GET", path: "/subjects/d/versions/1", contains: []string{`"version":1`, `"schema":` + jsonString(recB)}},
 		}},
 		{"compatibility ignores soft-deleted versions", []step{
 			{method: "POST", path: "/subjects/c/versions", body: schemaBody(recA)},
@@ -184,6 +189,9 @@ func TestScenarios(t *testing.T) {
 			{method: "PUT", path: "/mode", body: `{"mode":"READONLY_OVERRIDE"}`},
 			{method: "POST", path: "/subjects/m/versions", body: schemaBody(recAb), status: 422, code: 42205},
 			{method: "DELETE", path: "/subjects/m", status: 422, code: 42205},
+			{method: "PUT", path: "/config/m", body: `{"compatibility":"NONE"}`, status: 422, code: 42205},
+			{method: "DELETE", path: "/config", status: 422, code: 42205},
+			{method: "GET", path: "/config/m?defaultToGlobal=true", json: `{"compatibilityLevel":"BACKWARD"}`},
 			{method: "GET", path: "/subjects/m/versions/1", contains: []string{`"id":1`}},
 			{method: "PUT", path: "/mode", body: `{"mode":"INVALID"}`, status: 422, code: 42204},
 			{method: "DELETE", path: "/mode", json: `{"mode":"READONLY_OVERRIDE"}`},

@@ -37,6 +37,7 @@ func TestBadInput(t *testing.T) {
 		{"empty schema", "POST", "/subjects/s/versions", schemaBody(""), nil, 422, 42201, "empty"},
 		{"empty object", "POST", "/subjects/s/versions", `{}`, nil, 422, 42201, "empty"},
 		{"empty body", "POST", "/subjects/s/versions", "", nil, 422, 42201, "empty"},
+		{"lower-case schemaType", "POST", "/subjects/s/versions", schemaBody(recA, `"schemaType":"avro"`), nil, 422, 42201, `unknown schema type "avro"`},
 		{"unknown schemaType", "POST", "/subjects/s/versions", schemaBody(recA, `"schemaType":"XML"`), nil, 422, 42201, `unknown schema type "XML"`},
 		{"unsupported schemaType", "POST", "/subjects/s/versions", schemaBody(`syntax = "proto3"; message M {}`, `"schemaType":"PROTOBUF"`), nil, 422, 42201, "PROTOBUF is not supported by this server yet"},
 		{"incompatible", "POST", "/subjects/s/versions", schemaBody(recAint), nil, 409, 409, "incompatible"},

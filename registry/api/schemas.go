@@ -21,7 +21,8 @@ type schemaString struct {
 // schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. Charter has
 // one context, so subject selects nothing; format has one rendering. The
 // encoded answer is cached per ID (schemas are immutable), so repeated
-// reads cost no store transaction.
+// reads cost no store transaction; the cache forgets an ID when the
+// Service does.
 func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 	id, err := parseID(r)
 	if err != nil {
@@ -29,11 +30,10 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
-	if !fetchMax {
-		if body, ok := s.cachedByID(id); ok {
-			writeRaw(w, http.StatusOK, body)
-			return
-		}
+	cached, gen, ok := s.cachedByID(id)
+	if ok && !fetchMax {
+		writeRaw(w, http.StatusOK, cached)
+		return
 	}
 	st, err := s.svc.SchemaByID(r.Context(), id)
 	if err != nil {
@@ -62,7 +62,7 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	s.cacheByID(id, body)
+	s.cacheByID(id, body, gen)
 	writeRaw(w, http.StatusOK, body)
 }
 
