@@ -199,7 +199,7 @@ func (c *checker) message(path string, rm, wm protoreflect.MessageDescriptor) {
 func (c *checker) deletedField(path string, rm protoreflect.MessageDescriptor, wf protoreflect.FieldDescriptor, rFields map[protoreflect.FieldNumber]protoreflect.FieldDescriptor) {
 	if wf.Cardinality() == protoreflect.Required {
 		c.add(RuleRequiredFieldRemoved, path,
-			"required field %q (%d) of the writer is missing from the reader, so readers of the reader's data that still require it fail; keep the field", wf.Name(), wf.Number())
+			"required field %q (%d) of the writer is missing from the reader, so readers that still require it reject the reader's data; keep the field", wf.Name(), wf.Number())
 	}
 	if o := realOneof(wf); o != nil {
 		fs := o.Fields()
@@ -460,8 +460,6 @@ func (c *checker) bufType(path string, rf, wf protoreflect.FieldDescriptor, rule
 		return
 	}
 	switch {
-	case rf.IsMap() != wf.IsMap():
-		c.add(rule, path, "field %q (%d) is %s in the writer but %s in the reader; add a new field instead", rf.Name(), rf.Number(), typeName(wf), typeName(rf))
 	case rk == protoreflect.MessageKind || rk == protoreflect.GroupKind:
 		if localName(rf.Message()) != localName(wf.Message()) {
 			c.add(rule, path, "field %q (%d) is %s in the writer but %s in the reader; keep the message type", rf.Name(), rf.Number(), typeName(wf), typeName(rf))
