@@ -151,8 +151,8 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 // for each earlier version with findings (newest first), one
 // `{errorType:'RULE_ID', path:'…', direction:'…', description:'…'}` per
 // finding, then `{oldSchemaVersion: n}` and `{oldSchema: '…'}`; finally
-// `{validateFields: '…', compatibility: 'LEVEL'}`. Compatible results have
-// no messages.
+// `{validateFields: '…', compatibility: 'LEVEL'}`. Single quotes inside
+// values are escaped as \'. Compatible results have no messages.
 func compatibilityMessages(res compat.Result, olds map[int]Schema, cfg Config) []string {
 	if res.Compatible() {
 		return []string{}
@@ -171,16 +171,25 @@ func compatibilityMessages(res compat.Result, olds map[int]Schema, cfg Config) [
 	for _, v := range order {
 		for _, f := range byVer[v] {
 			out = append(out, fmt.Sprintf("{errorType:'%s', path:'%s', direction:'%s', description:'%s'}",
-				f.RuleID, f.Path, directionText(f.Direction, v), f.Message))
+				quoteEscape(f.RuleID), quoteEscape(f.Path), directionText(f.Direction, v), quoteEscape(f.Message)))
 		}
 		out = append(out, fmt.Sprintf("{oldSchemaVersion: %d}", v))
 		if st, ok := olds[v]; ok {
-			out = append(out, fmt.Sprintf("{oldSchema: '%s'}", st.Text))
+			out = append(out, fmt.Sprintf("{oldSchema: '%s'}", quoteEscape(st.Text)))
 		}
 	}
 	validate := cfg.ValidateFields != nil && *cfg.ValidateFields
 	out = append(out, fmt.Sprintf("{validateFields: '%t', compatibility: '%s'}", validate, cfg.Compatibility))
 	return out
+}
+
+// quoteEscape escapes single quotes (and backslashes) so that a value
+// stays inside its '…' in Confluent's `{key:'value'}` message format.
+func quoteEscape(s string) string {
+	if !strings.ContainsAny(s, `'\`) {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
 }
 
 // directionText says in words who reads whom.

@@ -187,7 +187,7 @@ func (fakeFormat) CheckRead(reader, writer compat.Schema) []compat.Violation {
 	if strings.HasPrefix(reader.Canonical(), writer.Canonical()) {
 		return nil
 	}
-	return []compat.Violation{{RuleID: "FAKE_NOT_PREFIX", Path: ".", Message: "writer is not a prefix of reader"}}
+	return []compat.Violation{{RuleID: "FAKE_NOT_PREFIX", Path: ".", Message: "the writer's text is not a prefix of the reader's"}}
 }
 
 func TestFormatsAndTypes(t *testing.T) {
@@ -256,7 +256,7 @@ func TestTransitiveFindingsEveryVersion(t *testing.T) {
 		t.Fatalf("findings = %+v, want 6, versions 3 down to 1", res.Findings)
 	}
 	msgs := strings.Join(res.Messages, "\n")
-	for _, want := range []string{"{oldSchemaVersion: 3}", "{oldSchemaVersion: 1}", "{oldSchema: 'abc'}", "compatibility: 'FULL_TRANSITIVE'", "FORWARD: version 2 reading"} {
+	for _, want := range []string{"{oldSchemaVersion: 3}", "{oldSchemaVersion: 1}", "{oldSchema: 'abc'}", "compatibility: 'FULL_TRANSITIVE'", "FORWARD: version 2 reading", `description:'the writer\'s text`} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("messages lack %q:\n%s", want, msgs)
 		}
