@@ -308,3 +308,28 @@ func TestContentTypes(t *testing.T) {
 		t.Errorf("text/plain: status %d, body %s; want 415", status, body)
 	}
 }
+
+// TestEncodedSubjects registers under subjects whose names need URL
+// encoding (slashes, dot segments, '?', '#', '%') and reads them back.
+func TestEncodedSubjects(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct{ path, subject string }{
+		{"a%2F..%2Fb", "a/../b"},
+		{"a%2F%2Fb", "a//b"},
+		{"%2E%2E", ".."},
+		{"a%2Fb%2F", "a/b/"},
+		{"%2Fa", "/a"},
+		{"a%3Fb%23c", "a?b#c"},
+		{"a%25b", "a%b"},
+	}
+	for _, tc := range tests {
+		e.mustDo("POST", "/subjects/"+tc.path+"/versions", schemaBody(recA))
+		body := e.mustDo("GET", "/subjects/"+tc.path+"/versions/latest", "")
+		if !strings.Contains(body, `"subject":`+jsonString(tc.subject)) {
+			t.Errorf("GET %s: %s, want subject %q", tc.path, body, tc.subject)
+		}
+	}
+	if got := e.mustDo("GET", "/subjects", ""); !jsonEqual(t, got, `["..","/a","a%b","a/../b","a//b","a/b/","a?b#c"]`) {
+		t.Errorf("subjects %s", got)
+	}
+}
