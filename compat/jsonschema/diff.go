@@ -160,6 +160,16 @@ func (d *differ) compareTypes(o, u *node) []change {
 		}
 	}
 
+	if (o.kind == kConst && u.kind == kEnum) || (o.kind == kEnum && u.kind == kConst) {
+		// Charter: a const accepts exactly what a one-value enum accepts
+		// (Validation §6.1.3), so they are compared as enums; Confluent
+		// reports TYPE_CHANGED for any switch between the two.
+		kw := "enum"
+		if u.kind == kConst {
+			kw = "const"
+		}
+		return rebaseEnum(kw, compareEnum(asEnum(o), asEnum(u)))
+	}
 	if o.kind != u.kind {
 		if o.kind == kFalse || u.kind == kEmpty {
 			return nil
@@ -310,6 +320,7 @@ func compareNumber(o, u *node) []change {
 		"EXCLUSIVE_MAXIMUM_ADDED", "EXCLUSIVE_MAXIMUM_REMOVED", "EXCLUSIVE_MAXIMUM_INCREASED", "EXCLUSIVE_MAXIMUM_DECREASED")...)
 	out = append(out, ratChange("exclusiveMinimum", o.exclMin, u.exclMin,
 		"EXCLUSIVE_MINIMUM_ADDED", "EXCLUSIVE_MINIMUM_REMOVED", "EXCLUSIVE_MINIMUM_INCREASED", "EXCLUSIVE_MINIMUM_DECREASED")...)
+	out = dropSubsumedBounds(out, o, u)
 	om, um := o.multipleOf, u.multipleOf
 	switch {
 	case om == nil && um == nil:
@@ -331,6 +342,76 @@ func compareNumber(o, u *node) []change {
 		} else {
 			out = append(out, change{typ: "TYPE_NARROWED", from: "number", to: "integer"})
 		}
+	}
+	return out
+}
+
+// bound is an effective numeric limit: a value and whether it is
+// exclusive.
+type bound struct {
+	v    *big.Rat
+	excl bool
+}
+
+// lowerBound returns the tighter of minimum and exclusiveMinimum.
+func lowerBound(n *node) *bound {
+	switch {
+	case n.minimum == nil && n.exclMin == nil:
+		return nil
+	case n.exclMin == nil:
+		return &bound{n.minimum, false}
+	case n.minimum == nil || n.exclMin.Cmp(n.minimum) >= 0:
+		return &bound{n.exclMin, true}
+	}
+	return &bound{n.minimum, false}
+}
+
+// upperBound returns the tighter of maximum and exclusiveMaximum.
+func upperBound(n *node) *bound {
+	switch {
+	case n.maximum == nil && n.exclMax == nil:
+		return nil
+	case n.exclMax == nil:
+		return &bound{n.maximum, false}
+	case n.maximum == nil || n.exclMax.Cmp(n.maximum) <= 0:
+		return &bound{n.exclMax, true}
+	}
+	return &bound{n.maximum, false}
+}
+
+// admits reports whether the reader's limit r lets through every value the
+// writer's limit w does; sign is -1 for lower limits, +1 for upper ones.
+func admits(r, w *bound, sign int) bool {
+	switch {
+	case r == nil:
+		return true
+	case w == nil:
+		return false
+	}
+	c := r.v.Cmp(w.v) * sign
+	return c > 0 || (c == 0 && (!r.excl || w.excl))
+}
+
+// dropSubsumedBounds removes the incompatible limit changes Confluent
+// reports keyword by keyword when the reader's effective limit still admits
+// every writer value, e.g. exclusiveMinimum 10 replaced by minimum 10
+// (Charter; Confluent reports MINIMUM_ADDED).
+func dropSubsumedBounds(cs []change, o, u *node) []change {
+	lowerOK := admits(lowerBound(u), lowerBound(o), -1)
+	upperOK := admits(upperBound(u), upperBound(o), +1)
+	out := cs[:0]
+	for _, c := range cs {
+		switch c.typ {
+		case "MINIMUM_ADDED", "MINIMUM_INCREASED", "EXCLUSIVE_MINIMUM_ADDED", "EXCLUSIVE_MINIMUM_INCREASED":
+			if lowerOK {
+				continue
+			}
+		case "MAXIMUM_ADDED", "MAXIMUM_DECREASED", "EXCLUSIVE_MAXIMUM_ADDED", "EXCLUSIVE_MAXIMUM_DECREASED":
+			if upperOK {
+				continue
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -368,6 +449,22 @@ func compareEnum(o, u *node) []change {
 		return []change{{typ: "ENUM_ARRAY_NARROWED", path: "enum", from: from, to: to}}
 	}
 	return []change{{typ: "ENUM_ARRAY_CHANGED", path: "enum", from: from, to: to}}
+}
+
+// asEnum views a const part as a one-value enum.
+func asEnum(n *node) *node {
+	if n.kind == kConst {
+		return &node{kind: kEnum, values: []*jval{n.constVal}}
+	}
+	return n
+}
+
+// rebaseEnum moves enum changes to the keyword the reader uses.
+func rebaseEnum(kw string, cs []change) []change {
+	for i := range cs {
+		cs[i].path = kw
+	}
+	return cs
 }
 
 func valuesText(vs []*jval) string {

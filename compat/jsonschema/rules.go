@@ -48,7 +48,7 @@ var ruleDefs = []ruleDef{
 	{typ: "TYPE_CHANGED", spec: fmt.Sprintf(srcValidation, "6.1.1 type"),
 		purpose: "A schema must keep its type (object, array, string, number, boolean, null, enum, const, combination).",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader expects %s where the writer allows %s, so writer data of the old type fails validation; keep the writer's type, or accept both with anyOf", c.to, c.from)
+			return fmt.Sprintf("the reader expects %s where the writer allows %s, so writer values of type %s fail validation; keep %s, or accept both with anyOf", c.to, c.from, c.from, c.from)
 		}},
 	{typ: "TYPE_NARROWED", spec: fmt.Sprintf(srcValidation, "6.1.1 type"),
 		purpose: "A number must not become an integer: writer values with a fraction would fail.",
@@ -346,17 +346,17 @@ var ruleDefs = []ruleDef{
 	{typ: "COMBINED_TYPE_CHANGED", spec: fmt.Sprintf(srcCore, "10.2.1 allOf, anyOf, oneOf"),
 		purpose: "A combination must not change to a stricter criterion (e.g. anyOf to oneOf or allOf).",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader changes %s to %s, which accepts fewer documents, so writer data may fail validation; keep %s (or use anyOf)", c.from, c.to, c.from)
+			return fmt.Sprintf("the reader changes %s to %s, which accepts fewer documents, so writer data may fail validation; keep %s, or change it to anyOf", c.from, c.to, c.from)
 		}},
 	{typ: "PRODUCT_TYPE_EXTENDED", spec: fmt.Sprintf(srcCore, "10.2.1.1 allOf"),
 		purpose: "A reader must not add subschemas to an allOf.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader's allOf has %s distinct subschemas where the writer's has %s, and every one must match, so writer data may fail validation; drop the added subschemas", c.to, c.from)
+			return fmt.Sprintf("the reader's allOf has more distinct subschemas (%s) than the writer's (%s), and data must match every one, so writer data may fail validation; drop the added subschemas", c.to, c.from)
 		}},
 	{typ: "SUM_TYPE_NARROWED", spec: fmt.Sprintf(srcCore, "10.2.1.2 anyOf, 10.2.1.3 oneOf"),
 		purpose: "A reader must not drop alternatives from an anyOf or oneOf.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader's anyOf/oneOf has %s distinct alternatives where the writer's has %s, so writer data matching a dropped one fails validation; keep every alternative", c.to, c.from)
+			return fmt.Sprintf("the reader's anyOf/oneOf has fewer distinct alternatives (%s) than the writer's (%s), so writer data matching a dropped one fails validation; keep every alternative", c.to, c.from)
 		}},
 	{typ: "COMBINED_TYPE_SUBSCHEMAS_CHANGED", spec: fmt.Sprintf(srcCore, "10.2.1 allOf, anyOf, oneOf"),
 		purpose: "Every subschema of a combination must be matched by a compatible subschema on the other side.",
