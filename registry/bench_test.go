@@ -33,14 +33,14 @@ func BenchmarkRegisterFullTransitive1000(b *testing.B) {
 	store := openStore(b)
 	formats := []compat.Format{avro.Format{}}
 	setup := registry.NewService(store, formats)
-	if _, err := setup.SetConfig(ctx, "", registry.Config{Compatibility: compat.None}); err != nil {
+	if _, err := setup.SetConfig(ctx, "", levelUpdate(compat.None)); err != nil {
 		b.Fatal(err)
 	}
 	const previous = 1000
 	for v := 1; v <= previous; v++ {
 		mustRegister(b, setup, "orders-value", registry.RegisterRequest{Schema: versionedRecord(v)})
 	}
-	if _, err := setup.SetConfig(ctx, "orders-value", registry.Config{Compatibility: compat.FullTransitive}); err != nil {
+	if _, err := setup.SetConfig(ctx, "orders-value", levelUpdate(compat.FullTransitive)); err != nil {
 		b.Fatal(err)
 	}
 	next := previous

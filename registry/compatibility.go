@@ -41,6 +41,10 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 	}
 	var out CompatibilityResult
 	err = s.view(ctx, "check compatibility", func(tx Tx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		versions, err := subjectVersions(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -58,10 +62,19 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 		if err != nil {
 			return err
 		}
+		req := req
+		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, lv); err != nil {
+			return err
+		}
 		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
 		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
 		if err != nil {
 			return err
+		}
+		if version == 0 {
+			if against, err = compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, against); err != nil {
+				return err
+			}
 		}
 		level := cfg.Compatibility
 		if version != 0 && level.Transitive() {

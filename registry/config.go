@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -120,30 +121,87 @@ func (s *Service) Config(ctx context.Context, subject string, defaultToGlobal bo
 	return out, err
 }
 
-// SetConfig merges upd into the config of subject ("" global) and returns
-// the stored result (PUT /config[/{s}]); fields not set in upd keep their
-// value. A level outside the seven Confluent levels (any letter case) is
-// 42203; a read-only mode refuses the change with 42205, as Confluent
-// does. The global result always carries a level.
-func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Config, error) {
+// ConfigUpdate is a partial config change (Confluent ConfigUpdateRequest,
+// PUT /config[/{s}]). Nil fields keep their stored value; an empty
+// CompatibilityGroup or Alias clears it; a JSON null metadata or ruleSet
+// clears it.
+type ConfigUpdate struct {
+	Compatibility      *string
+	Normalize          *bool
+	ValidateFields     *bool
+	CompatibilityGroup *string
+	Alias              *string
+	DefaultMetadata    json.RawMessage
+	OverrideMetadata   json.RawMessage
+	DefaultRuleSet     json.RawMessage
+	OverrideRuleSet    json.RawMessage
+}
+
+// apply returns c changed by u.
+func (u ConfigUpdate) apply(c Config) Config {
+	if u.Compatibility != nil && *u.Compatibility != "" {
+		c.Compatibility = compat.Level(*u.Compatibility)
+	}
+	if u.Normalize != nil {
+		c.Normalize = u.Normalize
+	}
+	if u.ValidateFields != nil {
+		c.ValidateFields = u.ValidateFields
+	}
+	if u.CompatibilityGroup != nil {
+		c.CompatibilityGroup = *u.CompatibilityGroup
+	}
+	if u.Alias != nil {
+		c.Alias = *u.Alias
+	}
+	for _, f := range []struct {
+		upd json.RawMessage
+		dst *json.RawMessage
+	}{
+		{u.DefaultMetadata, &c.DefaultMetadata}, {u.OverrideMetadata, &c.OverrideMetadata},
+		{u.DefaultRuleSet, &c.DefaultRuleSet}, {u.OverrideRuleSet, &c.OverrideRuleSet},
+	} {
+		if f.upd != nil {
+			*f.dst = compactJSON(f.upd)
+		}
+	}
+	return c
+}
+
+// SetConfig applies upd to the config of subject ("" global) and returns
+// the stored result (PUT /config[/{s}]). A level outside the seven
+// Confluent levels (any letter case) is 42203; metadata that is not a
+// JSON object is 42201, a ruleSet 42210; a read-only mode refuses the
+// change with 42205, as Confluent does. The global result always carries
+// a level.
+func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdate) (Config, error) {
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
 			return Config{}, err
 		}
 	}
-	if upd.Compatibility != "" {
-		l, err := compat.ParseLevel(string(upd.Compatibility))
+	if upd.Compatibility != nil && *upd.Compatibility != "" {
+		l, err := compat.ParseLevel(*upd.Compatibility)
 		if err != nil {
 			return Config{}, srerr.New(srerr.ErrInvalidCompatibility,
-				"Invalid compatibility level %q. Valid values are NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL and FULL_TRANSITIVE", string(upd.Compatibility))
+				"Invalid compatibility level %q. Valid values are NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL and FULL_TRANSITIVE", *upd.Compatibility)
 		}
-		upd.Compatibility = l
+		name := string(l)
+		upd.Compatibility = &name
 	}
-	for _, raw := range []*[]byte{
-		(*[]byte)(&upd.DefaultMetadata), (*[]byte)(&upd.OverrideMetadata),
-		(*[]byte)(&upd.DefaultRuleSet), (*[]byte)(&upd.OverrideRuleSet),
+	for _, c := range []struct {
+		raw      json.RawMessage
+		sentinel *srerr.Error
+		what     string
+	}{
+		{upd.DefaultMetadata, srerr.ErrInvalidSchema, "defaultMetadata"},
+		{upd.OverrideMetadata, srerr.ErrInvalidSchema, "overrideMetadata"},
+		{upd.DefaultRuleSet, srerr.ErrInvalidRuleSet, "defaultRuleSet"},
+		{upd.OverrideRuleSet, srerr.ErrInvalidRuleSet, "overrideRuleSet"},
 	} {
-		*raw = compactJSON(*raw)
+		if err := checkObject(c.raw, c.sentinel, c.what); err != nil {
+			return Config{}, err
+		}
 	}
 	var out Config
 	err := s.update(ctx, "set config", func(tx Tx) error {
@@ -154,7 +212,7 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Co
 		if err != nil {
 			return err
 		}
-		next := mergeConfig(cur, upd)
+		next := upd.apply(cur)
 		if err := tx.SetConfig(ctx, subject, next); err != nil {
 			return fmt.Errorf("set config of %q: %w", subject, err)
 		}
@@ -165,6 +223,17 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd Config) (Co
 		return nil
 	})
 	return out, err
+}
+
+// resolveAlias returns the subject that subject's own config names as its
+// alias, or subject itself. Aliases resolve one level only, as in
+// Confluent.
+func resolveAlias(ctx context.Context, tx Tx, subject string) (string, error) {
+	c, ok, err := storedConfig(ctx, tx, subject)
+	if err != nil || !ok || c.Alias == "" {
+		return subject, err
+	}
+	return c.Alias, nil
 }
 
 // DeleteConfig removes the config of subject ("" global, which falls back

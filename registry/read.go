@@ -164,6 +164,10 @@ type SubjectVersionsQuery struct {
 func (s *Service) SubjectVersions(ctx context.Context, subject string, q SubjectVersionsQuery) ([]SubjectVersion, error) {
 	var out []SubjectVersion
 	err := s.view(ctx, "list versions", func(tx Tx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		vs, err := subjectVersions(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -194,6 +198,10 @@ func (s *Service) SubjectVersions(ctx context.Context, subject string, q Subject
 func (s *Service) Version(ctx context.Context, subject string, n int, includeDeleted bool) (SubjectSchema, error) {
 	var out SubjectSchema
 	err := s.view(ctx, "get version", func(tx Tx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		v, err := lookupVersion(ctx, tx, subject, n, includeDeleted)
 		if err != nil {
 			return err
@@ -234,6 +242,10 @@ func lookupVersion(ctx context.Context, tx Tx, subject string, n int, includeDel
 func (s *Service) ReferencedBy(ctx context.Context, subject string, n int, includeDeleted bool) ([]int64, error) {
 	var out []int64
 	err := s.view(ctx, "get referencedby", func(tx Tx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		v, err := lookupVersion(ctx, tx, subject, n, true)
 		if err != nil {
 			return err

@@ -65,6 +65,12 @@ func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
 		return nil, srerr.New(srerr.ErrSchemaTooLarge,
 			"Schema too large: %d bytes, the limit is %d bytes", len(req.Schema), s.maxSchemaSize)
 	}
+	if err := checkObject(req.Metadata, srerr.ErrInvalidSchema, "metadata"); err != nil {
+		return nil, err
+	}
+	if err := checkObject(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"); err != nil {
+		return nil, err
+	}
 	for i, r := range req.References {
 		if r.Name == "" || r.Subject == "" {
 			return nil, srerr.New(srerr.ErrInvalidSchema,
@@ -177,16 +183,24 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 			return srerr.New(srerr.ErrOperationNotPermitted,
 				"Subject %s is in import mode: a schema id must be given", subject)
 		}
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		cfg, err := effectiveConfig(ctx, tx, subject)
 		if err != nil {
 			return err
 		}
-		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		versions, err := subjectVersions(ctx, tx, subject)
 		if err != nil {
 			return err
 		}
-		versions, err := subjectVersions(ctx, tx, subject)
+		req := req
+		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
+			return err
+		}
+		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
 		if err != nil {
 			return err
 		}
@@ -227,7 +241,11 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 		}
 		if mode != ModeImport {
 			level := cfg.Compatibility
-			res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, live(versions))
+			against, err := compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, live(versions))
+			if err != nil {
+				return err
+			}
+			res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, against)
 			if err != nil {
 				return err
 			}
@@ -288,6 +306,10 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 func (s *Service) Lookup(ctx context.Context, subject string, req RegisterRequest, includeDeleted bool) (SubjectSchema, error) {
 	var out SubjectSchema
 	err := s.view(ctx, "look up schema", func(tx Tx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		versions, err := subjectVersions(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -329,9 +351,70 @@ func (s *Service) Lookup(ctx context.Context, subject string, req RegisterReques
 				}
 			}
 		}
+		// A request without metadata and ruleSet matches a version whose
+		// schema differs only in those (defaults from the config, or
+		// inherited), as Confluent's lookup does.
+		if len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0 {
+			want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
+			for i := len(versions) - 1; i >= 0; i-- {
+				st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+				if err != nil {
+					return err
+				}
+				if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
+					out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
+					return nil
+				}
+			}
+		}
 		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
 	})
 	return out, err
+}
+
+// contract returns the metadata and ruleSet a registration stores:
+// override ∘ (specific ∘ default) from the subject's effective config,
+// where specific is the request's, or the latest live version's when the
+// request has none (Confluent's inheritance).
+func contract(ctx context.Context, tx Tx, cfg Config, req RegisterRequest, liveVersions []SubjectVersion) (json.RawMessage, json.RawMessage, error) {
+	meta, rules := compactJSON(req.Metadata), compactJSON(req.RuleSet)
+	if (meta == nil || rules == nil) && len(liveVersions) > 0 {
+		prev, err := storedSchema(ctx, tx, liveVersions[len(liveVersions)-1].SchemaID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if meta == nil {
+			meta = prev.Metadata
+		}
+		if rules == nil {
+			rules = prev.RuleSet
+		}
+	}
+	return mergeMetadata(cfg.DefaultMetadata, meta, cfg.OverrideMetadata),
+		mergeRuleSets(cfg.DefaultRuleSet, rules, cfg.OverrideRuleSet), nil
+}
+
+// compatibilityGroup keeps the versions in the same compatibility group as
+// a schema with metadata meta: with the config's compatibilityGroup set to
+// a metadata property name, only versions whose value of that property
+// equals the new schema's (absent equals absent) are checked, as in
+// Confluent.
+func compatibilityGroup(ctx context.Context, tx Tx, cfg Config, meta json.RawMessage, versions []SubjectVersion) ([]SubjectVersion, error) {
+	if cfg.CompatibilityGroup == "" {
+		return versions, nil
+	}
+	want, wantOK := metadataProperty(meta, cfg.CompatibilityGroup)
+	var out []SubjectVersion
+	for _, v := range versions {
+		st, err := storedSchema(ctx, tx, v.SchemaID)
+		if err != nil {
+			return nil, err
+		}
+		if got, ok := metadataProperty(st.Metadata, cfg.CompatibilityGroup); ok == wantOK && got == want {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // maxReferenceDepth bounds reference chains, so a cycle written by a

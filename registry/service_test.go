@@ -206,7 +206,7 @@ func TestFormatsAndTypes(t *testing.T) {
 	if res.Compatible || len(res.Findings) != 1 || res.Findings[0].RuleID != registry.RuleSchemaTypeChanged {
 		t.Fatalf("cross-type check = %+v, want one %s finding", res, registry.RuleSchemaTypeChanged)
 	}
-	if _, err := svc.SetConfig(ctx, "mixed", registry.Config{Compatibility: compat.None}); err != nil {
+	if _, err := svc.SetConfig(ctx, "mixed", levelUpdate(compat.None)); err != nil {
 		t.Fatal(err)
 	}
 	// Types are matched case-sensitively, as in Confluent.
@@ -216,7 +216,7 @@ func TestFormatsAndTypes(t *testing.T) {
 	if ss.Schema.Type != compat.JSON || ss.Version != 2 {
 		t.Fatalf("registered %+v", ss)
 	}
-	if _, err := svc.SetConfig(ctx, "mixed", registry.Config{Compatibility: compat.Backward}); err != nil {
+	if _, err := svc.SetConfig(ctx, "mixed", levelUpdate(compat.Backward)); err != nil {
 		t.Fatal(err)
 	}
 	mustRegister(t, svc, "mixed", registry.RegisterRequest{Schema: "abcd", Type: compat.JSON})
@@ -244,7 +244,7 @@ func TestTransitiveFindingsEveryVersion(t *testing.T) {
 	for _, s := range []string{"a", "ab", "abc"} {
 		mustRegister(t, svc, "t", registry.RegisterRequest{Schema: s, Type: compat.JSON})
 	}
-	if _, err := svc.SetConfig(ctx, "t", registry.Config{Compatibility: compat.FullTransitive}); err != nil {
+	if _, err := svc.SetConfig(ctx, "t", levelUpdate(compat.FullTransitive)); err != nil {
 		t.Fatal(err)
 	}
 	res, err := svc.CheckCompatibility(ctx, "t", 0, registry.RegisterRequest{Schema: "zz", Type: compat.JSON})
@@ -342,7 +342,7 @@ func TestModeAndConfigErrors(t *testing.T) {
 	svc := newService(t)
 	_, err := svc.SetMode(ctx, "", "sideways", false)
 	wantCode(t, err, srerr.ErrInvalidMode)
-	_, err = svc.SetConfig(ctx, "", registry.Config{Compatibility: "SIDEWAYS"})
+	_, err = svc.SetConfig(ctx, "", levelUpdate("SIDEWAYS"))
 	wantCode(t, err, srerr.ErrInvalidCompatibility)
 	if m, err := svc.SetMode(ctx, "s", "readonly", false); err != nil || m != registry.ModeReadOnly {
 		t.Fatalf("SetMode lower case = %s, %v", m, err)
@@ -436,4 +436,10 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	}
 	_, err = svc.SchemaByID(ctx, 1)
 	wantCode(t, err, srerr.ErrSchemaNotFound)
+}
+
+// levelUpdate is a config change that sets only the compatibility level.
+func levelUpdate[L ~string](l L) registry.ConfigUpdate {
+	s := string(l)
+	return registry.ConfigUpdate{Compatibility: &s}
 }

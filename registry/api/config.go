@@ -10,8 +10,9 @@ import (
 
 // configRequest is Confluent's ConfigUpdateRequest. Both `compatibility`
 // (the documented name) and `compatibilityLevel` (what GET returns) are
-// accepted; `compatibility` wins when both are set. Fields Charter does
-// not act on yet are accepted and ignored.
+// accepted; `compatibility` wins when both are set. An empty alias or
+// compatibilityGroup clears it. Fields Charter does not act on yet
+// (compatibilityPolicy, validateRules) are accepted and ignored.
 type configRequest struct {
 	Compatibility       *string         `json:"compatibility"`
 	CompatibilityLevel  *string         `json:"compatibilityLevel"`
@@ -27,27 +28,22 @@ type configRequest struct {
 	OverrideRuleSet     json.RawMessage `json:"overrideRuleSet"`
 }
 
-func (q configRequest) toConfig() registry.Config {
-	var c registry.Config
-	switch {
-	case q.Compatibility != nil && *q.Compatibility != "":
-		c.Compatibility = compat.Level(*q.Compatibility)
-	case q.CompatibilityLevel != nil && *q.CompatibilityLevel != "":
-		c.Compatibility = compat.Level(*q.CompatibilityLevel)
+func (q configRequest) toUpdate() registry.ConfigUpdate {
+	u := registry.ConfigUpdate{
+		Compatibility:      q.Compatibility,
+		Normalize:          q.Normalize,
+		ValidateFields:     q.ValidateFields,
+		CompatibilityGroup: q.CompatibilityGroup,
+		Alias:              q.Alias,
+		DefaultMetadata:    q.DefaultMetadata,
+		OverrideMetadata:   q.OverrideMetadata,
+		DefaultRuleSet:     q.DefaultRuleSet,
+		OverrideRuleSet:    q.OverrideRuleSet,
 	}
-	if q.CompatibilityGroup != nil {
-		c.CompatibilityGroup = *q.CompatibilityGroup
+	if q.Compatibility == nil || *q.Compatibility == "" {
+		u.Compatibility = q.CompatibilityLevel
 	}
-	if q.Alias != nil {
-		c.Alias = *q.Alias
-	}
-	c.Normalize = q.Normalize
-	c.ValidateFields = q.ValidateFields
-	c.DefaultMetadata = q.DefaultMetadata
-	c.OverrideMetadata = q.OverrideMetadata
-	c.DefaultRuleSet = q.DefaultRuleSet
-	c.OverrideRuleSet = q.OverrideRuleSet
-	return c
+	return u
 }
 
 // configUpdateResponse is what PUT /config answers: the stored config
@@ -82,7 +78,7 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toConfig())
+	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toUpdate())
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

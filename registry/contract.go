@@ -1,0 +1,199 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// Data-contract merging, as Confluent Schema Registry does on register:
+//
+//	final = override ∘ (specific ∘ default)
+//
+// where default and override are the subject's effective config
+// (defaultMetadata/overrideMetadata, defaultRuleSet/overrideRuleSet) and
+// specific is the request's metadata and ruleSet, or, when the request has
+// none, those of the subject's latest version (inheritance). An explicit
+// empty object ("metadata": {}) stops the inheritance.
+
+// checkObject returns an error unless raw is absent, JSON null or a JSON
+// object.
+func checkObject(raw json.RawMessage, sentinel *srerr.Error, what string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return srerr.New(sentinel, "Invalid %s: want a JSON object: %v", what, err)
+	}
+	return nil
+}
+
+// mergeMetadata merges Confluent Metadata objects, later ones winning:
+// `properties` and `tags` key by key, `sensitive` as a sorted set union,
+// any other member replaced whole. Absent (nil) layers are skipped; the
+// result is nil when every layer is absent or the merge is empty.
+func mergeMetadata(layers ...json.RawMessage) json.RawMessage {
+	out := map[string]any{}
+	seen := false
+	for _, raw := range layers {
+		m := decodeObject(raw)
+		if m == nil {
+			continue
+		}
+		seen = true
+		for k, v := range m {
+			switch k {
+			case "properties", "tags":
+				dst, _ := out[k].(map[string]any)
+				if dst == nil {
+					dst = map[string]any{}
+				}
+				if src, ok := v.(map[string]any); ok {
+					for kk, vv := range src {
+						dst[kk] = vv
+					}
+				}
+				out[k] = dst
+			case "sensitive":
+				set := map[string]bool{}
+				prev, _ := out[k].([]string)
+				for _, s := range prev {
+					set[s] = true
+				}
+				items, _ := v.([]any)
+				for _, it := range items {
+					if s, ok := it.(string); ok {
+						set[s] = true
+					}
+				}
+				merged := make([]string, 0, len(set))
+				for s := range set {
+					merged = append(merged, s)
+				}
+				sort.Strings(merged)
+				out[k] = merged
+			default:
+				out[k] = v
+			}
+		}
+	}
+	return encodeObject(out, seen)
+}
+
+// mergeRuleSets merges Confluent RuleSet objects, later ones winning:
+// in each rule list (migrationRules, domainRules, encodingRules) a rule
+// replaces the earlier rule of the same name in place, other rules are
+// appended; any other member is replaced whole.
+func mergeRuleSets(layers ...json.RawMessage) json.RawMessage {
+	out := map[string]any{}
+	seen := false
+	for _, raw := range layers {
+		m := decodeObject(raw)
+		if m == nil {
+			continue
+		}
+		seen = true
+		for k, v := range m {
+			switch k {
+			case "migrationRules", "domainRules", "encodingRules":
+				prev, _ := out[k].([]any)
+				next, _ := v.([]any)
+				out[k] = mergeRules(prev, next)
+			default:
+				out[k] = v
+			}
+		}
+	}
+	return encodeObject(out, seen)
+}
+
+func mergeRules(prev, next []any) []any {
+	out := append([]any(nil), prev...)
+	for _, r := range next {
+		name := ruleName(r)
+		replaced := false
+		for i, o := range out {
+			if name != "" && ruleName(o) == name {
+				out[i] = r
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func ruleName(r any) string {
+	m, _ := r.(map[string]any)
+	s, _ := m["name"].(string)
+	return s
+}
+
+// decodeObject decodes a JSON object, or returns nil for anything else.
+func decodeObject(raw json.RawMessage) map[string]any {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil
+	}
+	return m
+}
+
+// encodeObject encodes a merge result; empty members and an empty result
+// are dropped so that "no contract" has one spelling.
+func encodeObject(m map[string]any, seen bool) json.RawMessage {
+	if !seen {
+		return nil
+	}
+	for k, v := range m {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		case []any:
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		case []string:
+			if len(x) == 0 {
+				delete(m, k)
+			}
+		case nil:
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// metadataProperty returns the value of metadata.properties[name] and
+// whether it is set.
+func metadataProperty(raw json.RawMessage, name string) (string, bool) {
+	m := decodeObject(raw)
+	props, _ := m["properties"].(map[string]any)
+	v, ok := props[name]
+	if !ok {
+		return "", false
+	}
+	s, _ := v.(string)
+	return s, true
+}
