@@ -1001,11 +1001,20 @@ func subset(a, b []string) bool {
 }
 
 // describe names a part for messages: its type, or its keyword.
-func describe(n *node) string {
+func describe(n *node) string { return describeDepth(n, 0) }
+
+func describeDepth(n *node, depth int) string {
 	if n == nil {
 		return "(none)"
 	}
 	n = deref(n)
+	list := func(subs []*node, sep string) string {
+		var ps []string
+		for _, s := range subs {
+			ps = append(ps, describeDepth(s, depth+1))
+		}
+		return strings.Join(ps, sep)
+	}
 	switch n.kind {
 	case kNumber:
 		if n.integer {
@@ -1013,14 +1022,17 @@ func describe(n *node) string {
 		}
 		return "number"
 	case kCombined:
-		if n.typeArray {
-			var ts []string
-			for _, s := range n.subs {
-				ts = append(ts, describe(s))
-			}
-			return "[" + strings.Join(ts, ", ") + "]"
+		switch {
+		case depth > 1 || len(n.subs) > 4:
+			return fmt.Sprintf("%s of %d subschemas", n.crit, len(n.subs))
+		case n.typeArray:
+			return "[" + list(n.subs, ", ") + "]"
+		case n.key == "|parts":
+			// A schema object mixing keyword families (e.g. type and
+			// enum): name the parts.
+			return list(n.subs, " with ")
 		}
-		return n.crit
+		return n.crit + " [" + list(n.subs, ", ") + "]"
 	case kEnum:
 		return "enum " + valuesText(n.values)
 	case kConst:

@@ -361,7 +361,7 @@ var ruleDefs = []ruleDef{
 	{typ: "COMBINED_TYPE_SUBSCHEMAS_CHANGED", spec: fmt.Sprintf(srcCore, "10.2.1 allOf, anyOf, oneOf"),
 		purpose: "Every subschema of a combination must be matched by a compatible subschema on the other side.",
 		msg: func(c change) string {
-			return fmt.Sprintf("no one-to-one pairing of the writer's %s subschemas with compatible reader subschemas exists, so writer data may fail validation; keep each writer subschema (or a wider one) in the reader", c.from)
+			return fmt.Sprintf("the reader's %s does not accept everything the writer's %s does (no one-to-one pairing of their subschemas is compatible), so writer data may fail validation; keep each writer subschema, or a wider one, in the reader", c.to, c.from)
 		}},
 	{typ: "NOT_TYPE_EXTENDED", spec: fmt.Sprintf(srcCore, "10.2.1.4 not"),
 		purpose: "A reader's not must not exclude more than the writer's.",
