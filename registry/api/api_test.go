@@ -333,3 +333,46 @@ func TestEncodedSubjects(t *testing.T) {
 		t.Errorf("subjects %s", got)
 	}
 }
+
+// TestByIDCacheEviction reads a schema by ID from several goroutines
+// while its only subject is deleted permanently: once the delete has
+// answered, every read must answer 40403, never the cached schema.
+func TestByIDCacheEviction(t *testing.T) {
+	e := newEnv(t)
+	for round := range 5 {
+		subject := "evict-" + itoa(round)
+		id := e.mustDo("POST", "/subjects/"+subject+"/versions", schemaBody(`{"type":"fixed","name":"F`+itoa(round)+`","size":4}`))
+		path := "/schemas/ids/" + strings.TrimSuffix(strings.TrimPrefix(id, `{"id":`), "}")
+		e.mustDo("GET", path, "")
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		for range 4 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						status, _, _ := e.do("GET", path, "")
+						if status != http.StatusOK && status != http.StatusNotFound {
+							t.Errorf("GET %s: status %d", path, status)
+						}
+					}
+				}
+			}()
+		}
+		e.mustDo("DELETE", "/subjects/"+subject, "")
+		e.mustDo("DELETE", "/subjects/"+subject+"?permanent=true", "")
+		if status, _, body := e.do("GET", path, ""); status != http.StatusNotFound {
+			t.Fatalf("round %d: GET %s after the hard delete: %d %s", round, path, status, body)
+		}
+		close(stop)
+		for range 4 {
+			<-done
+		}
+		if status, _, body := e.do("GET", path, ""); status != http.StatusNotFound {
+			t.Fatalf("round %d: GET %s after the readers stopped: %d %s", round, path, status, body)
+		}
+	}
+}
