@@ -1,6 +1,8 @@
 package jsonschema_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -197,4 +199,92 @@ func TestRecursiveSchemas(t *testing.T) {
 	if got := (jsonschema.Format{}).CheckRead(m1, m2); len(got) != 0 {
 		t.Errorf("widening inside recursive definitions: %v", got)
 	}
+}
+
+// seedSchemas returns every schema in testdata, for the fuzz corpora.
+func seedSchemas(tb testing.TB) []string {
+	tb.Helper()
+	var out []string
+	for _, pattern := range []string{"testdata/*/*.json", "testdata/*/*/*.json"} {
+		files, err := filepath.Glob(pattern)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "want.json") || strings.HasSuffix(f, "case.json") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out = append(out, string(b))
+		}
+	}
+	return out
+}
+
+// FuzzParse: Parse never panics, errors are one line, and Canonical and
+// Normalized read back to themselves.
+func FuzzParse(f *testing.F) {
+	for _, s := range seedSchemas(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := jsonschema.Parse(text, nil)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			return
+		}
+		again, err := jsonschema.Parse(s.Canonical(), nil)
+		if err != nil {
+			t.Fatalf("canonical text does not parse: %v\ninput: %s\ncanonical: %s", err, text, s.Canonical())
+		}
+		if again.Canonical() != s.Canonical() {
+			t.Fatalf("canonical not a fixed point:\n1st: %s\n2nd: %s", s.Canonical(), again.Canonical())
+		}
+		norm, err := jsonschema.Parse(s.Normalized(), nil)
+		if err != nil {
+			t.Fatalf("normalized text does not parse: %v\nnormalized: %s", err, s.Normalized())
+		}
+		if norm.Normalized() != s.Normalized() {
+			t.Fatalf("normalized not a fixed point:\n1st: %s\n2nd: %s", s.Normalized(), norm.Normalized())
+		}
+		if v := (jsonschema.Format{}).CheckRead(s, s); len(v) != 0 {
+			t.Fatalf("schema cannot read itself: %v\n%s", v, text)
+		}
+	})
+}
+
+// FuzzCheckRead: CheckRead never panics on any pair of valid schemas, in
+// either direction, and every violation names a registered rule, a JSON
+// pointer and a one-line message.
+func FuzzCheckRead(f *testing.F) {
+	seeds := seedSchemas(f)
+	for i := 0; i+1 < len(seeds); i++ {
+		f.Add(seeds[i], seeds[i+1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ra, err := jsonschema.Parse(a, nil)
+		if err != nil {
+			return
+		}
+		rb, err := jsonschema.Parse(b, nil)
+		if err != nil {
+			return
+		}
+		for _, p := range []jsonschema.Policy{jsonschema.Strict, jsonschema.Lenient} {
+			f := jsonschema.Format{Policy: p}
+			for _, vs := range [][]compat.Violation{f.CheckRead(ra, rb), f.CheckRead(rb, ra)} {
+				for _, v := range vs {
+					if _, ok := compat.LookupRule(v.RuleID); !ok || !strings.HasPrefix(v.Path, "#/") ||
+						v.Message == "" || strings.ContainsAny(v.Message, "\n\r") {
+						t.Fatalf("bad violation %+v", v)
+					}
+				}
+			}
+		}
+	})
 }
