@@ -3,6 +3,7 @@ package jsonschema
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 )
 
@@ -439,16 +440,16 @@ func compareEnum(o, u *node) []change {
 		return true
 	}
 	uHasO, oHasU := containsAll(u.values, o.values), containsAll(o.values, u.values)
-	from, to := valuesText(o.values), valuesText(u.values)
+	typ := "ENUM_ARRAY_CHANGED"
 	switch {
 	case uHasO && oHasU:
 		return nil
 	case uHasO:
-		return []change{{typ: "ENUM_ARRAY_EXTENDED", path: "enum", from: from, to: to}}
+		typ = "ENUM_ARRAY_EXTENDED"
 	case oHasU:
-		return []change{{typ: "ENUM_ARRAY_NARROWED", path: "enum", from: from, to: to}}
+		typ = "ENUM_ARRAY_NARROWED"
 	}
-	return []change{{typ: "ENUM_ARRAY_CHANGED", path: "enum", from: from, to: to}}
+	return []change{{typ: typ, path: "enum", from: valuesText(o.values), to: valuesText(u.values)}}
 }
 
 // asEnum views a const part as a one-value enum.
@@ -487,7 +488,7 @@ func (d *differ) compareCombined(o, u *node) []change {
 			return out
 		}
 	}
-	os, us := distinct(o.subs), distinct(u.subs)
+	os, us := distinct(o), distinct(u)
 	switch {
 	case len(os) < len(us):
 		if u.crit == critAll {
@@ -546,17 +547,14 @@ func compareCriteria(o, u *node) string {
 	return "COMBINED_TYPE_CHANGED"
 }
 
-// distinct drops subschemas equal to an earlier one.
-func distinct(subs []*node) []*node {
-	seen := map[string]bool{}
-	var out []*node
-	for _, s := range subs {
-		k := s.identity()
-		if seen[k] {
-			continue
+// distinct returns a combination's subschemas without those equal to an
+// earlier one.
+func distinct(n *node) []*node {
+	out := make([]*node, 0, len(n.subs))
+	for i, s := range n.subs {
+		if !slices.Contains(n.subIDs[:i], n.subIDs[i]) {
+			out = append(out, s)
 		}
-		seen[k] = true
-		out = append(out, s)
 	}
 	return out
 }
@@ -616,8 +614,17 @@ func (d *differ) compareObject(o, u *node) []change {
 		}
 	}
 
-	// properties
-	for _, name := range unionNames(o.props, u.props) {
+	// properties: the original's, then those only the update declares
+	names := make([]string, 0, len(o.props)+len(u.props))
+	for _, p := range o.props {
+		names = append(names, p.name)
+	}
+	for _, p := range u.props {
+		if o.prop(p.name) == nil {
+			names = append(names, p.name)
+		}
+	}
+	for _, name := range names {
 		path := "properties/" + escapeToken(name)
 		op, up := o.prop(name), u.prop(name)
 		switch {

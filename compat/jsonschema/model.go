@@ -73,6 +73,7 @@ type node struct {
 
 	// object
 	props           []namedNode
+	propIdx         map[string]*node
 	required        []string
 	addlPermit      bool // additionalProperties is not false
 	addlSchema      *node
@@ -99,7 +100,8 @@ type node struct {
 	// combined
 	crit      string
 	subs      []*node
-	typeArray bool // built from "type": [..]
+	subIDs    []string // identity of each sub, for Confluent's duplicate collapsing
+	typeArray bool     // built from "type": [..]
 
 	// enum / const
 	values   []*jval
@@ -129,13 +131,15 @@ type patternNode struct {
 	n   *node
 }
 
-func (n *node) prop(name string) *node {
-	for _, p := range n.props {
-		if p.name == name {
-			return p.n
-		}
+func (n *node) prop(name string) *node { return n.propIdx[name] }
+
+// finishCombined records the identities of a combination's subschemas.
+func finishCombined(n *node) *node {
+	n.subIDs = make([]string, len(n.subs))
+	for i, s := range n.subs {
+		n.subIDs[i] = s.identity()
 	}
-	return nil
+	return n
 }
 
 func (n *node) isRequired(name string) bool {
@@ -470,7 +474,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 			for i := range m.val.arr {
 				c.subs = append(c.subs, b.child(docURL, ptr, m.key, strconv.Itoa(i)))
 			}
-			parts = append(parts, c)
+			parts = append(parts, finishCombined(c))
 		}
 	}
 	if raw.has("not") {
@@ -519,7 +523,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 				c.subs = append(c.subs, n)
 			}
 		}
-		parts = append(parts, c)
+		parts = append(parts, finishCombined(c))
 	}
 	if !hasArray && hasFamily(raw, arrayKeywords(d), d) {
 		n := b.arrayPart(docURL, ptr, raw, d)
@@ -552,7 +556,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 	case 1:
 		n = parts[0]
 	default:
-		n = &node{kind: kCombined, raw: raw, key: "|parts", crit: critAll, subs: parts}
+		n = finishCombined(&node{kind: kCombined, raw: raw, key: "|parts", crit: critAll, subs: parts})
 	}
 	n.setAnnotations(ann)
 	return n
@@ -642,8 +646,11 @@ func (b *builder) numberPart(raw *jval, d int) *node {
 func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *node {
 	n := &node{kind: kObject, raw: raw, addlPermit: true}
 	if ps := raw.get("properties"); ps != nil && ps.kind == jObject {
+		n.propIdx = make(map[string]*node, len(ps.obj))
 		for _, m := range ps.obj {
-			n.props = append(n.props, namedNode{m.key, b.child(docURL, ptr, "properties", m.key)})
+			c := b.child(docURL, ptr, "properties", m.key)
+			n.props = append(n.props, namedNode{m.key, c})
+			n.propIdx[m.key] = c
 		}
 	}
 	if req := raw.get("required"); req != nil && req.kind == jArray {
