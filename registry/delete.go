@@ -154,9 +154,8 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 	return out, nil
 }
 
-// forgetOrphans returns the schema IDs of the permanently deleted versions
-// vs that no version holds any more, and deletes those schemas when the
-// store can (SchemaDeleter).
+// forgetOrphans deletes the schemas of the permanently deleted versions vs
+// that no version holds any more, and returns their IDs.
 func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, error) {
 	var out []int64
 	seen := map[int64]bool{}
@@ -172,10 +171,8 @@ func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, er
 		if held {
 			continue
 		}
-		if d, ok := tx.(SchemaDeleter); ok {
-			if err := d.DeleteSchema(ctx, v.SchemaID); err != nil && !errors.Is(err, ErrNotFound) {
-				return nil, fmt.Errorf("delete schema %d: %w", v.SchemaID, err)
-			}
+		if err := tx.DeleteSchema(ctx, v.SchemaID); err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, fmt.Errorf("delete schema %d: %w", v.SchemaID, err)
 		}
 		out = append(out, v.SchemaID)
 	}

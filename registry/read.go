@@ -14,33 +14,17 @@ import (
 func (s *Service) SchemaByID(ctx context.Context, id int64) (Schema, error) {
 	var out Schema
 	err := s.view(ctx, "get schema by id", func(tx Tx) error {
-		st, err := schemaByID(ctx, tx, id)
+		st, err := storedSchema(ctx, tx, id)
 		out = st
 		return err
 	})
 	return out, err
 }
 
-// schemaByID returns schema id while a subject version (soft-deleted
-// included) still holds it: a schema whose versions were all permanently
-// deleted is forgotten, as in Confluent (40403).
-func schemaByID(ctx context.Context, tx Tx, id int64) (Schema, error) {
-	st, err := storedSchema(ctx, tx, id)
-	if err != nil {
-		return Schema{}, err
-	}
-	held, err := hasVersions(ctx, tx, id)
-	if err != nil {
-		return Schema{}, err
-	}
-	if !held {
-		return Schema{}, errSchemaNotFound(id)
-	}
-	return st, nil
-}
-
-// storedSchema returns the schema row id, for callers that hold a version
-// of it.
+// storedSchema returns schema id, or 40403. The store holds only schemas
+// that a subject version (soft-deleted included) holds: the permanent
+// delete of the last one deletes the schema (forgetOrphans), as in
+// Confluent.
 func storedSchema(ctx context.Context, tx Tx, id int64) (Schema, error) {
 	st, err := tx.SchemaByID(ctx, id)
 	if errors.Is(err, ErrNotFound) {
@@ -80,7 +64,7 @@ func (s *Service) MaxSchemaID(ctx context.Context) (int64, error) {
 func (s *Service) VersionsOfID(ctx context.Context, id int64, subject string, includeDeleted bool) ([]SubjectVersion, error) {
 	var out []SubjectVersion
 	err := s.view(ctx, "get versions of schema id", func(tx Tx) error {
-		if _, err := schemaByID(ctx, tx, id); err != nil {
+		if _, err := storedSchema(ctx, tx, id); err != nil {
 			return err
 		}
 		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Subject: subject, IncludeDeleted: includeDeleted})

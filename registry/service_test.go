@@ -372,34 +372,10 @@ func TestModeAndConfigErrors(t *testing.T) {
 	}
 }
 
-// deleterStore gives its Txs the optional SchemaDeleter capability and
-// records the calls (the schema rows stay: SQLite's Tx has no delete).
-type deleterStore struct {
-	registry.Store
-	mu      sync.Mutex
-	deleted []int64
-}
-
-type deleterTx struct {
-	registry.Tx
-	s *deleterStore
-}
-
-func (d *deleterStore) Update(ctx context.Context, fn func(registry.Tx) error) error {
-	return d.Store.Update(ctx, func(tx registry.Tx) error { return fn(deleterTx{tx, d}) })
-}
-
-func (t deleterTx) DeleteSchema(_ context.Context, id int64) error {
-	t.s.mu.Lock()
-	t.s.deleted = append(t.s.deleted, id)
-	t.s.mu.Unlock()
-	return nil
-}
-
 func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store := &deleterStore{Store: openStore(t)}
+	store := openStore(t)
 	svc := registry.NewService(store, []compat.Format{avro.Format{}})
 	var evicted []int64
 	svc.OnSchemaForgotten(func(id int64) { evicted = append(evicted, id) })
@@ -411,8 +387,22 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if fmt.Sprint(store.deleted) != "[2]" || fmt.Sprint(evicted) != "[2]" {
-		t.Fatalf("deleted %v, evicted %v; want [2] for both (id 1 is still held by b)", store.deleted, evicted)
+	if fmt.Sprint(evicted) != "[2]" {
+		t.Fatalf("evicted %v, want [2] (id 1 is still held by b)", evicted)
+	}
+	stored := func(id int64) bool {
+		t.Helper()
+		err := store.View(ctx, func(tx registry.Tx) error {
+			_, err := tx.SchemaByID(ctx, id)
+			return err
+		})
+		if err != nil && !errors.Is(err, registry.ErrNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	if !stored(1) || stored(2) {
+		t.Fatalf("stored: id 1 %v, id 2 %v; want only id 1 left in the store", stored(1), stored(2))
 	}
 	if _, err := svc.SchemaByID(ctx, 1); err != nil {
 		t.Errorf("id 1, still held by subject b: %v", err)
@@ -431,11 +421,15 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	if _, err := svc.DeleteVersion(ctx, "b", 1, true); err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(store.deleted) != "[2 1]" {
-		t.Errorf("deleted %v after the last version of id 1 went, want [2 1]", store.deleted)
+	if stored(1) || fmt.Sprint(evicted) != "[2 1]" {
+		t.Errorf("after the last version of id 1 went: stored %v, evicted %v; want gone and [2 1]", stored(1), evicted)
 	}
 	_, err = svc.SchemaByID(ctx, 1)
 	wantCode(t, err, srerr.ErrSchemaNotFound)
+	// The same content registered again gets a new ID, above the forgotten ones.
+	if ss := mustRegister(t, svc, "c", registry.RegisterRequest{Schema: recA}); ss.Schema.ID != 3 {
+		t.Errorf("re-registered content: id %d, want 3", ss.Schema.ID)
+	}
 }
 
 // levelUpdate is a config change that sets only the compatibility level.

@@ -45,12 +45,23 @@ type Tx interface {
 	// SchemaByFingerprint returns the schema with fingerprint fp, or
 	// ErrNotFound.
 	SchemaByFingerprint(ctx context.Context, fp string) (Schema, error)
-	// CreateSchema stores s. With s.ID == 0 it allocates the next ID
-	// (greater than every ID ever stored); otherwise it uses s.ID (IMPORT
-	// mode). Returns the ID, or ErrConflict if the ID or the fingerprint is
-	// taken.
+	// CreateSchema stores s. With s.ID == 0 it allocates the next ID:
+	// greater than every ID ever stored, deleted ones and explicit ones
+	// included, so an ID is never handed out twice. Otherwise it uses s.ID
+	// (IMPORT mode), which may be an ID deleted earlier. Returns the ID, or
+	// ErrConflict if the ID or the fingerprint is taken.
 	CreateSchema(ctx context.Context, s Schema) (int64, error)
-	// MaxSchemaID returns the largest schema ID stored, 0 when none.
+	// DeleteSchema removes schema id and its references, so that its
+	// fingerprint and ID are free again; IDs allocated later still go
+	// above it. The service calls it once a permanent delete leaves the
+	// schema without any subject version, because Confluent forgets such
+	// IDs ("a hard delete removes all metadata, including schema IDs":
+	// docs.confluent.io, schema-registry/schema-deletion-guidelines).
+	// Returns ErrNotFound for an unknown id, and ErrConflict while a
+	// subject version (soft-deleted included) still holds id.
+	DeleteSchema(ctx context.Context, id int64) error
+	// MaxSchemaID returns the largest ID of a stored schema, 0 when none
+	// (deleted schemas do not count).
 	MaxSchemaID(ctx context.Context) (int64, error)
 
 	// Versions returns the subject versions matching q, ordered by

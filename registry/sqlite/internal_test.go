@@ -2,6 +2,9 @@ package sqlite
 
 import (
 	"bytes"
+	"database/sql"
+	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -71,6 +74,8 @@ func TestQueryPlans(t *testing.T) {
 			"SEARCH schemas USING INDEX sqlite_autoindex_schemas_1 (fingerprint=?)"},
 		{"referenced by", query{queryReferencedBy, []any{"s", 1}},
 			"SEARCH schema_references USING COVERING INDEX schema_references_target (subject=? AND version=?)"},
+		{"schema held by a version", query{queryHeld, []any{1}},
+			"SEARCH subject_versions USING COVERING INDEX subject_versions_schema_id (schema_id=?)"},
 	}
 	for _, c := range cases {
 		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q.sql, c.q.args...)
@@ -179,5 +184,65 @@ func TestPragmas(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s pool: PRAGMA %s = %s, want %s", c.pool, c.pragma, got, c.want)
 		}
+	}
+}
+
+// TestMigration0002: a database written before 0002 (schemas were never
+// deleted) gets its ID mark from the largest ID ever stored, and the
+// schemas that no version holds any more (left by hard deletes) are
+// forgotten with their references; held schemas keep everything.
+func TestMigration0002(t *testing.T) {
+	ctx := t.Context()
+	path := t.TempDir() + "/registry.db"
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	initSQL, err := fs.ReadFile(migrationFiles, "migrations/0001_init.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := []string{
+		string(initSQL),
+		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`,
+		`INSERT INTO schema_migrations VALUES (1, '0001_init.sql')`,
+		`INSERT INTO schemas (id, type, text, fingerprint) VALUES (1, 'AVRO', '"int"', 'fp-1'), (2, 'AVRO', '"long"', 'fp-2'), (7, 'AVRO', '"string"', 'fp-7')`,
+		`INSERT INTO schema_references VALUES (2, 0, 'r', 's', 1), (7, 0, 'r', 's', 1)`,
+		`INSERT INTO subject_versions (subject, version, schema_id) VALUES ('s', 1, 1), ('t', 1, 2)`,
+	}
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var next int64
+	err = s.Update(ctx, func(tx registry.Tx) error {
+		for _, id := range []int64{1, 2} {
+			if _, err := tx.SchemaByID(ctx, id); err != nil {
+				t.Errorf("held schema %d: %v", id, err)
+			}
+		}
+		if _, err := tx.SchemaByID(ctx, 7); !errors.Is(err, registry.ErrNotFound) {
+			t.Errorf("orphan schema 7: error = %v, want ErrNotFound", err)
+		}
+		if refs, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(refs) != 1 || refs[0] != 2 {
+			t.Errorf("ReferencedBy(s, 1) = %v, %v; want [2]", refs, err)
+		}
+		next, err = tx.CreateSchema(ctx, registry.Schema{Type: "AVRO", Text: `"string"`, Fingerprint: "fp-7"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next != 8 {
+		t.Errorf("first ID after the migration = %d, want 8 (above the forgotten 7)", next)
 	}
 }

@@ -25,6 +25,7 @@ const (
 	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE fingerprint = ?`
 	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`
 	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE id = ?`
+	queryHeld         = `SELECT 1 FROM subject_versions WHERE schema_id = ? LIMIT 1`
 )
 
 // SchemaByID returns the schema with id, or an error wrapping
@@ -78,10 +79,11 @@ func scanSchema(row *sql.Row) (registry.Schema, error) {
 }
 
 // CreateSchema stores s and its references and returns its ID: s.ID if set,
-// else max(id)+1 (schemas are never deleted, so no ID is reused). Errors wrap
-// registry.ErrConflict when the ID or the fingerprint is taken. A negative
-// ID or an empty fingerprint is rejected. Metadata, RuleSet and References
-// that are empty are stored as absent and read back as nil.
+// else one above the largest ID ever stored (the schema_id_mark row, which
+// deleted and explicit IDs also raise, so no ID is handed out twice).
+// Errors wrap registry.ErrConflict when the ID or the fingerprint is taken.
+// A negative ID or an empty fingerprint is rejected. Metadata, RuleSet and
+// References that are empty are stored as absent and read back as nil.
 func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error) {
 	if s.ID < 0 {
 		return 0, fmt.Errorf("create schema: invalid id %d", s.ID)
@@ -91,7 +93,7 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	}
 	id := s.ID
 	if id == 0 {
-		if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM schemas`).Scan(&id); err != nil {
+		if err := t.tx.QueryRowContext(ctx, `SELECT max_id + 1 FROM schema_id_mark`).Scan(&id); err != nil {
 			return 0, fmt.Errorf("create schema: allocate id: %w", err)
 		}
 	}
@@ -122,7 +124,37 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 			return 0, fmt.Errorf("create schema %d: reference %q: %w", id, r.Name, err)
 		}
 	}
+	// Raised after the insert succeeded, so a conflict leaves it alone.
+	if _, err := t.tx.ExecContext(ctx, `UPDATE schema_id_mark SET max_id = MAX(max_id, ?)`, id); err != nil {
+		return 0, fmt.Errorf("create schema %d: raise the id mark: %w", id, err)
+	}
 	return id, nil
+}
+
+// DeleteSchema removes schema id and its reference rows. The ID mark stays,
+// so later allocations go above id. Errors wrap registry.ErrNotFound for an
+// unknown id and registry.ErrConflict while a subject version still holds
+// id (the subject_versions foreign key).
+func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
+	// Checked first, so that a refusal changes nothing.
+	var one int
+	switch err := t.tx.QueryRowContext(ctx, queryHeld, id).Scan(&one); {
+	case err == nil:
+		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("delete schema %d: %w", id, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM schema_references WHERE schema_id = ?`, id); err != nil {
+		return fmt.Errorf("delete schema %d: references: %w", id, err)
+	}
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM schemas WHERE id = ?`, id)
+	if code(err) == codeForeignKey {
+		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
+	}
+	if err := affectedOne(res, err); err != nil {
+		return fmt.Errorf("delete schema %d: %w", id, err)
+	}
+	return nil
 }
 
 // rawJSON is the column value of a raw JSON field: NULL when empty, else the
@@ -134,7 +166,8 @@ func rawJSON(m json.RawMessage) any {
 	return string(m)
 }
 
-// MaxSchemaID returns the largest schema ID stored, 0 when none.
+// MaxSchemaID returns the largest ID of a stored schema, 0 when none;
+// deleted schemas do not count (Confluent's fetchMaxId).
 func (t *tx) MaxSchemaID(ctx context.Context) (int64, error) {
 	var id int64
 	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM schemas`).Scan(&id); err != nil {

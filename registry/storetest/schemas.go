@@ -235,3 +235,114 @@ func testReferencedBy(t *testing.T, s registry.Store) {
 		return nil
 	})
 }
+
+// testDeleteSchema: a deleted schema's ID and fingerprint are free again,
+// its references are gone, and allocated IDs stay above every ID ever
+// stored, deleted and explicit (IMPORT) ones included; a missing ID is
+// ErrNotFound and a schema still held by a version is ErrConflict.
+func testDeleteSchema(t *testing.T, s registry.Store) {
+	ref := registry.Reference{Name: "a", Subject: "s", Version: 1}
+	a, b, c := schema("a"), schema("b"), schema("c")
+	b.References = []registry.Reference{ref}
+	c.ID = 10 // explicit, as in IMPORT mode
+	ids := createSchemas(t, s, a, b, c)
+	if !reflect.DeepEqual(ids, []int64{1, 2, 10}) {
+		t.Fatalf("IDs = %v, want [1 2 10]", ids)
+	}
+	putVersions(t, s,
+		registry.SubjectVersion{Subject: "s", Version: 1, SchemaID: 1},
+		registry.SubjectVersion{Subject: "t", Version: 1, SchemaID: 2, Deleted: true})
+
+	// Refusals, each in its own Update: nothing changes.
+	refusals := []struct {
+		name string
+		id   int64
+		want error
+	}{
+		{"held by a live version", 1, registry.ErrConflict},
+		{"held by a soft-deleted version", 2, registry.ErrConflict},
+		{"unknown id", 99, registry.ErrNotFound},
+	}
+	for _, r := range refusals {
+		err := s.Update(t.Context(), func(tx registry.Tx) error { return tx.DeleteSchema(t.Context(), r.id) })
+		wantErrIs(t, "DeleteSchema: "+r.name, err, r.want)
+	}
+	view(t, s, func(ctx context.Context, tx registry.Tx) error {
+		for _, id := range []int64{1, 2, 10} {
+			if _, err := tx.SchemaByID(ctx, id); err != nil {
+				t.Errorf("after refused deletes: SchemaByID(%d): %v", id, err)
+			}
+		}
+		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || !reflect.DeepEqual(got, []int64{2}) {
+			t.Errorf("after refused deletes: ReferencedBy(s, 1) = %v, %v; want [2]", got, err)
+		}
+		return nil
+	})
+
+	// Delete 10 (no version) and 2 (after its version), in one Update.
+	update(t, s, func(ctx context.Context, tx registry.Tx) error {
+		if err := tx.DeleteSchema(ctx, 10); err != nil {
+			return fmt.Errorf("DeleteSchema(10): %w", err)
+		}
+		if err := tx.DeleteVersion(ctx, "t", 1); err != nil {
+			return err
+		}
+		if err := tx.DeleteSchema(ctx, 2); err != nil {
+			return fmt.Errorf("DeleteSchema(2): %w", err)
+		}
+		err := tx.DeleteSchema(ctx, 2)
+		wantErrIs(t, "DeleteSchema(2) twice", err, registry.ErrNotFound)
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx registry.Tx) error {
+		for _, id := range []int64{2, 10} {
+			_, err := tx.SchemaByID(ctx, id)
+			wantErrIs(t, fmt.Sprintf("SchemaByID(%d) after delete", id), err, registry.ErrNotFound)
+		}
+		for _, fp := range []string{"b", "c"} {
+			_, err := tx.SchemaByFingerprint(ctx, fp)
+			wantErrIs(t, fmt.Sprintf("SchemaByFingerprint(%q) after delete", fp), err, registry.ErrNotFound)
+		}
+		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(got) != 0 {
+			t.Errorf("ReferencedBy(s, 1) after deleting its referrer = %v, %v; want none", got, err)
+		}
+		if got, err := tx.MaxSchemaID(ctx); err != nil || got != 1 {
+			t.Errorf("MaxSchemaID after deletes = %d, %v; want 1 (deleted IDs do not count)", got, err)
+		}
+		return nil
+	})
+
+	// Allocation goes above the deleted maximum; deleted content gets a new
+	// ID; an explicit ID may take a deleted one; an explicit ID above the
+	// mark raises it even once deleted.
+	steps := []struct {
+		name     string
+		fp       string
+		id, want int64
+		drop     bool // delete it again in the same Update
+	}{
+		{"allocated after deleting 10", "c", 0, 11, false},
+		{"explicit id of a deleted schema", "b2", 2, 2, false},
+		{"explicit id above the mark, then deleted", "imp", 40, 40, true},
+		{"allocated after the deleted import", "d", 0, 41, false},
+		{"allocated, then deleted in the same Update", "e", 0, 42, true},
+		{"allocated after that", "f", 0, 43, false},
+	}
+	for _, st := range steps {
+		update(t, s, func(ctx context.Context, tx registry.Tx) error {
+			sc := schema(st.fp)
+			sc.ID = st.id
+			got, err := tx.CreateSchema(ctx, sc)
+			if err != nil {
+				return fmt.Errorf("%s: CreateSchema: %w", st.name, err)
+			}
+			if got != st.want {
+				t.Errorf("%s: ID = %d, want %d", st.name, got, st.want)
+			}
+			if st.drop {
+				return tx.DeleteSchema(ctx, got)
+			}
+			return nil
+		})
+	}
+}

@@ -49,6 +49,7 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"CreateSchemaConflicts", testCreateSchemaConflicts},
 		{"SchemaRoundTrip", testSchemaRoundTrip},
 		{"SchemaNotFound", testSchemaNotFound},
+		{"DeleteSchema", testDeleteSchema},
 		{"VersionsFilters", testVersionsFilters},
 		{"VersionsNumericOrder", testVersionsNumericOrder},
 		{"PutVersionUpdates", testPutVersionUpdates},
