@@ -156,3 +156,23 @@ func TestCheckReadForeignSchema(t *testing.T) {
 		t.Errorf("Type() = %s, %s", f.Type(), s.Type())
 	}
 }
+
+// TestConcurrentCheckRead shares parsed schemas between goroutines (run
+// with -race): schemas are immutable and each check has its own state.
+func TestConcurrentCheckRead(t *testing.T) {
+	w := mustParse(t, `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"$ref":"#/definitions/n"}]}},"definitions":{"n":{"type":"number"}}}`)
+	r := mustParse(t, `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"}]}}}`)
+	want := fmt.Sprint(jsonschema.Format{}.CheckRead(r, w))
+	done := make(chan string)
+	for range 8 {
+		go func() { done <- fmt.Sprint(jsonschema.Format{}.CheckRead(r, w)) }()
+	}
+	for range 8 {
+		if got := <-done; got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+	if want == "[]" {
+		t.Error("want the narrowed anyOf reported")
+	}
+}

@@ -47,11 +47,30 @@
 // the items after a tuple, "allOf/N" for the parts of a schema that mixes
 // keywords of several kinds (e.g. "type" and "enum").
 //
-// Where this checker deliberately differs from Confluent, the rule's Source
-// says so: draft-04 boolean exclusiveMinimum/exclusiveMaximum are read as
-// the exclusive limits they mean; a decreased exclusiveMaximum is compared
-// with the writer's exclusiveMaximum (Confluent compares with maximum and
-// fails when it is absent); "$ref" chains are followed to the end.
+// Like Confluent, the checker does not compare "format", "contentEncoding",
+// "contentMediaType", "propertyNames", the "contains" schema, the schemas
+// of "patternProperties" (only whether they cover an added or removed
+// property), if/then/else, or "required" entries for properties that either
+// version leaves undeclared; changes to those are compatible.
+//
+// Where Charter deliberately differs from Confluent, it accepts more only
+// when the reader provably accepts every writer document, or reads a
+// keyword as its draft defines it:
+//   - minimum/exclusiveMinimum (and the maximum pair) are compared by the
+//     effective limit they make together, so exclusiveMinimum 10 → minimum
+//     10 is compatible (Confluent: MINIMUM_ADDED);
+//   - a "const" and an "enum" are compared as value sets, so const "a" →
+//     enum ["a", "b"] is compatible (Confluent: TYPE_CHANGED);
+//   - draft-04's boolean exclusiveMinimum/exclusiveMaximum make minimum/
+//     maximum exclusive (Confluent ignores the booleans);
+//   - a decreased exclusiveMaximum is compared with the writer's
+//     exclusiveMaximum (Confluent compares it with maximum and fails when
+//     there is none);
+//   - chains of "$ref" are followed to the schema they end at.
+//
+// Every schema is validated against its draft's meta-schema, which Confluent
+// (Everit) does not do: a schema Confluent registers but that breaks its
+// meta-schema, such as "enum": [] in draft-07, is rejected here.
 package jsonschema
 
 import (
@@ -263,7 +282,8 @@ type Change struct {
 	Compatible bool
 }
 
-// Diff lists every difference between original and update, in the order
+// Diff lists every difference between original and update (both non-nil,
+// from Parse), in the order
 // Confluent's differ finds them (properties in declaration order where
 // Confluent iterates a hash set), each marked compatible or not under
 // policy ("" means Strict). update is compatible with original (BACKWARD)

@@ -58,10 +58,7 @@ type node struct {
 	raw  *jval  // the schema object this part comes from (nil for meta-schemas)
 	key  string // suffix that tells apart the parts of one raw object
 
-	// annotations, compared as Confluent does (ID/TITLE/DESCRIPTION/DEFAULT_CHANGED)
-	id, title, description *string
-	def                    *jval // "default", nil when absent
-	connectType            string
+	annot
 
 	// string
 	minLength, maxLength *big.Int
@@ -72,18 +69,17 @@ type node struct {
 	minimum, maximum, exclMin, exclMax, multipleOf *big.Rat
 
 	// object
-	props           []namedNode
-	propIdx         map[string]*node
-	required        []string
-	addlPermit      bool // additionalProperties is not false
-	addlSchema      *node
-	patterns        []patternNode
-	propDeps        []namedStrings
-	schemaDeps      []namedNode
-	minProps        *big.Int
-	maxProps        *big.Int
-	uneval          *node // unevaluatedProperties (2019-09+)
-	hasAddlPropsKey bool
+	props      []namedNode
+	propIdx    map[string]*node
+	required   []string
+	addlPermit bool // additionalProperties is not false
+	addlSchema *node
+	patterns   []patternNode
+	propDeps   []namedStrings
+	schemaDeps []namedNode
+	minProps   *big.Int
+	maxProps   *big.Int
+	uneval     *node // unevaluatedProperties (2019-09+)
 
 	// array
 	allItems        *node   // items as one schema
@@ -449,7 +445,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 		} else {
 			n = b.localRef(docURL, raw)
 		}
-		n.setAnnotations(ann)
+		n.annot = ann
 		return n
 	}
 
@@ -558,18 +554,23 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 	default:
 		n = finishCombined(&node{kind: kCombined, raw: raw, key: "|parts", crit: critAll, subs: parts})
 	}
-	n.setAnnotations(ann)
+	n.annot = ann
 	return n
 }
 
-func (n *node) setAnnotations(a node) {
-	n.id, n.title, n.description, n.def, n.connectType = a.id, a.title, a.description, a.def, a.connectType
+// annot holds the keywords every part carries, compared as Confluent does
+// (ID_CHANGED, TITLE_CHANGED, DESCRIPTION_CHANGED, DEFAULT_CHANGED), and
+// Kafka Connect's connect.type.
+type annot struct {
+	id, title, description *string
+	def                    *jval // "default", nil when absent
+	connectType            string
 }
 
-// annotations reads the keywords every part carries. Confluent's
-// SchemaTranslator drops $id for 2019-09 and later.
-func annotations(raw *jval, d int) node {
-	var a node
+// annotations reads a schema object's annot. Confluent's SchemaTranslator
+// drops $id for 2019-09 and later.
+func annotations(raw *jval, d int) annot {
+	var a annot
 	str := func(k string) *string {
 		if s, ok := raw.str(k); ok {
 			return &s
@@ -661,7 +662,6 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 		}
 	}
 	if ap := raw.get("additionalProperties"); ap != nil {
-		n.hasAddlPropsKey = true
 		if ap.kind == jBool {
 			n.addlPermit = ap.b
 		} else {
