@@ -130,10 +130,16 @@ type patternNode struct {
 func (n *node) prop(name string) *node { return n.propIdx[name] }
 
 // finishCombined records the identities of a combination's subschemas.
+// The parts of one schema object (a type array, or keyword families held
+// by a synthetic allOf) are told apart by their key alone.
 func finishCombined(n *node) *node {
 	n.subIDs = make([]string, len(n.subs))
 	for i, s := range n.subs {
-		n.subIDs[i] = s.identity()
+		if n.typeArray || n.key == "|parts" {
+			n.subIDs[i] = s.key
+		} else {
+			n.subIDs[i] = s.identity()
+		}
 	}
 	return n
 }
