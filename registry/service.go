@@ -121,15 +121,35 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 	for t := range s.formats {
 		s.types = append(s.types, t)
 	}
-	sort.Slice(s.types, func(i, j int) bool { return s.types[i] < s.types[j] })
+	sort.Slice(s.types, func(i, j int) bool {
+		ri, rj := typeRank(s.types[i]), typeRank(s.types[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return s.types[i] < s.types[j]
+	})
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
 
-// Types returns the schema types this Service can parse, sorted
-// (GET /schemas/types).
+// typeRank orders schema types as Confluent's GET /schemas/types lists
+// them: JSON, PROTOBUF, AVRO, then any other type by name.
+func typeRank(t compat.SchemaType) int {
+	switch t {
+	case compat.JSON:
+		return 0
+	case compat.Protobuf:
+		return 1
+	case compat.Avro:
+		return 2
+	}
+	return 3
+}
+
+// Types returns the schema types this Service can parse in Confluent's
+// order, JSON, PROTOBUF, AVRO (GET /schemas/types).
 func (s *Service) Types() []compat.SchemaType {
 	return append([]compat.SchemaType(nil), s.types...)
 }

@@ -194,7 +194,7 @@ func TestFormatsAndTypes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	svc := newService(t, avro.Format{}, fakeFormat{})
-	if got := fmt.Sprint(svc.Types()); got != "[AVRO JSON]" {
+	if got := fmt.Sprint(svc.Types()); got != "[JSON AVRO]" {
 		t.Fatalf("Types() = %s", got)
 	}
 	mustRegister(t, svc, "mixed", registry.RegisterRequest{Schema: recA})
@@ -232,7 +232,7 @@ func TestFormatsAndTypes(t *testing.T) {
 	}
 	_, err = svc.Register(ctx, "mixed", registry.RegisterRequest{Schema: "x", Type: compat.Protobuf})
 	wantCode(t, err, srerr.ErrInvalidSchema)
-	if !strings.Contains(err.Error(), "supported types: AVRO, JSON") {
+	if !strings.Contains(err.Error(), "supported types: JSON, AVRO") {
 		t.Errorf("unsupported type message %q does not list the supported types", err.Error())
 	}
 }
