@@ -13,6 +13,14 @@ type Field struct {
 	Path string `json:"path"`
 	// Name is the field's own name (the last path element).
 	Name string `json:"name"`
+	// FullName is the name Confluent's data-contract rules give the
+	// field, which metadata.tags path globs are matched against: the
+	// declaring record's full name and the field name in Avro
+	// ("com.acme.Customer.ssn"), the field descriptor's full name in
+	// Protobuf ("acme.v1.Customer.ssn"), "$" and the property names in
+	// JSON Schema ("$.customer.ssn"). Paths through one named type share
+	// its fields' FullNames, so FullName identifies the declaration.
+	FullName string `json:"fullName,omitempty"`
 	// Type is the field's type as the format spells it: "string",
 	// "com.acme.Address", "array", "int64", "object" …
 	Type string `json:"type"`

@@ -32,7 +32,8 @@
 // array items, "{}" for map values, "<T>" for a union branch where T is the
 // branch's type name (full name for records, enums and fixeds; "int",
 // "array", "map"… otherwise), "." for the root. For example
-// ".lines[].price<bytes>".
+// ".lines[].price<bytes>". [Schema.Fields] lists the fields of a schema
+// with the same paths, for governance (tags, deprecation, PII).
 package avro
 
 import (
@@ -110,6 +111,11 @@ func Parse(text string, deps []compat.Dependency) (*Schema, error) {
 	known := make(map[*node]bool, len(b.defined))
 	for _, n := range b.defined {
 		known[n] = true
+		// Lines count in the schema text; a referenced schema's fields
+		// are declared elsewhere.
+		for _, f := range n.fields {
+			f.line = 0
+		}
 	}
 	root, hs, err := parseOne(b, cache, text)
 	if err != nil {

@@ -34,6 +34,7 @@ const (
 type jval struct {
 	kind jkind
 	b    bool
+	line int32  // 1-based line where the value starts in the text
 	s    string // string value or number lexeme
 	arr  []*jval
 	obj  []member
@@ -68,7 +69,7 @@ func (v *jval) str(key string) (string, bool) {
 
 // parseJSON decodes text into a jval. Errors name the line and column.
 func parseJSON(text string) (*jval, error) {
-	p := jsonParser{src: text}
+	p := jsonParser{src: text, line: 1}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -82,8 +83,9 @@ func parseJSON(text string) (*jval, error) {
 }
 
 type jsonParser struct {
-	src string
-	pos int
+	src  string
+	pos  int
+	line int32 // current 1-based line; JSON strings cannot hold a raw newline, so only skipSpace crosses lines
 }
 
 func (p *jsonParser) errorf(format string, args ...any) error {
@@ -102,7 +104,10 @@ func (p *jsonParser) errorf(format string, args ...any) error {
 func (p *jsonParser) skipSpace() {
 	for p.pos < len(p.src) {
 		switch p.src[p.pos] {
-		case ' ', '\t', '\n', '\r':
+		case '\n':
+			p.line++
+			p.pos++
+		case ' ', '\t', '\r':
 			p.pos++
 		default:
 			return
@@ -110,7 +115,17 @@ func (p *jsonParser) skipSpace() {
 	}
 }
 
+// value parses one JSON value and records the line it starts on.
 func (p *jsonParser) value(depth int) (*jval, error) {
+	line := p.line
+	v, err := p.bareValue(depth)
+	if v != nil {
+		v.line = line
+	}
+	return v, err
+}
+
+func (p *jsonParser) bareValue(depth int) (*jval, error) {
 	if depth > maxDepth {
 		return nil, p.errorf("nested deeper than %d levels", maxDepth)
 	}

@@ -103,6 +103,7 @@ type field struct {
 	def     *jval // nil: no default
 	order   string
 	props   []member
+	line    int // 1-based line of the field's "name" in the schema text; 0 for fields of referenced schemas
 }
 
 // Reserved attributes (Java Avro's Schema.SCHEMA_RESERVED and
@@ -394,7 +395,7 @@ func (b *builder) field(v *jval, space string) (*field, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field %q: %w", name, err)
 	}
-	f := &field{name: name, typ: typ, def: v.get("default"), props: props(v, fieldReserved)}
+	f := &field{name: name, typ: typ, def: v.get("default"), props: props(v, fieldReserved), line: int(v.get("name").line)}
 	if x := v.get("order"); x != nil && x.kind != jNull {
 		switch s, _ := v.str("order"); s {
 		case "ascending", "descending", "ignore":
