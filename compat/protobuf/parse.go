@@ -97,8 +97,9 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid Protobuf schema: %w", err)
 	}
+	src := fieldSources(res)
 	res.RemoveAST()
-	return &Schema{fd: files[0], canonical: canonical, normalized: normalized}, nil
+	return &Schema{fd: files[0], canonical: canonical, normalized: normalized, src: src}, nil
 }
 
 func oneLine(s string) string {

@@ -34,6 +34,8 @@
 // into a message type defined in an import, the path continues through the
 // field name: ".Order.customer.email". Field and enum numbers are never part
 // of a path; messages give them in parentheses: field "email" (3).
+// [Schema.Fields] lists a file's fields with the same paths, for governance
+// (tags, deprecation, PII).
 //
 // # Message indexes
 //
@@ -100,6 +102,9 @@ type Schema struct {
 	fd         protoreflect.FileDescriptor
 	canonical  string
 	normalized string
+	// src holds the declaration line and comment of fields, read from
+	// the syntax trees before they are dropped (see Fields).
+	src map[protoreflect.FullName]fieldSource
 }
 
 var _ compat.Schema = (*Schema)(nil)
