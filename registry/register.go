@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
@@ -227,6 +229,18 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 				return nil
 			}
 		}
+		if normalize && mode != ModeImport {
+			// A live version equal to this one once both are normalized
+			// is this schema (Confluent compares normalized schemas).
+			v, st, ok, err := s.matchNormalized(ctx, tx, cand, live(versions), true)
+			if err != nil {
+				return err
+			}
+			if ok && (req.Version <= 0 || req.Version == v.Version) {
+				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: st}
+				return nil
+			}
+		}
 		next := 1
 		if len(versions) > 0 {
 			next = versions[len(versions)-1].Version + 1
@@ -351,6 +365,18 @@ func (s *Service) Lookup(ctx context.Context, subject string, req RegisterReques
 				}
 			}
 		}
+		if normalize {
+			// Normalized on both sides, as Confluent's lookup does.
+			withContract := len(cand.schema.Metadata) > 0 || len(cand.schema.RuleSet) > 0
+			v, st, ok, err := s.matchNormalized(ctx, tx, cand, versions, withContract)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
+				return nil
+			}
+		}
 		// A request without metadata and ruleSet matches a version whose
 		// schema differs only in those (defaults from the config, or
 		// inherited), as Confluent's lookup does.
@@ -370,6 +396,34 @@ func (s *Service) Lookup(ctx context.Context, subject string, req RegisterReques
 		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
 	})
 	return out, err
+}
+
+// matchNormalized returns the newest of versions whose stored schema has
+// cand's type and references and the same Normalized text as cand; with
+// contract, its metadata and ruleSet must be cand's too. Stored schemas are
+// parsed through the parsed cache.
+func (s *Service) matchNormalized(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, contract bool) (SubjectVersion, Schema, bool, error) {
+	want := cand.parsed.Normalized()
+	for i := len(versions) - 1; i >= 0; i-- {
+		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		if st.Type != cand.schema.Type || !slices.Equal(st.References, cand.schema.References) {
+			continue
+		}
+		if contract && (!bytes.Equal(st.Metadata, cand.schema.Metadata) || !bytes.Equal(st.RuleSet, cand.schema.RuleSet)) {
+			continue
+		}
+		p, err := s.parseStored(ctx, tx, st)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		if p.Normalized() == want {
+			return versions[i], st, true, nil
+		}
+	}
+	return SubjectVersion{}, Schema{}, false, nil
 }
 
 // contract returns the metadata and ruleSet a registration stores:

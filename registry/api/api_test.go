@@ -261,6 +261,8 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// jsonString is s as a JSON string literal (without Go's HTML escaping,
+// so that it reads as the API writes it).
 func jsonString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -270,6 +272,8 @@ func jsonString(s string) string {
 			b.WriteString(`\"`)
 		case '\\':
 			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
 		default:
 			b.WriteRune(r)
 		}

@@ -29,6 +29,12 @@ type env struct {
 
 func newEnv(t *testing.T, opts ...func(*api.Options)) *env {
 	t.Helper()
+	return newEnvFormats(t, []compat.Format{avro.Format{}}, opts...)
+}
+
+// newEnvFormats is newEnv with the given schema formats.
+func newEnvFormats(t *testing.T, formats []compat.Format, opts ...func(*api.Options)) *env {
+	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +46,7 @@ func newEnv(t *testing.T, opts ...func(*api.Options)) *env {
 	})
 	var logBuf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc := registry.NewService(store, []compat.Format{avro.Format{}}, registry.WithLogger(log), registry.WithMaxSchemaSize(64<<10))
+	svc := registry.NewService(store, formats, registry.WithLogger(log), registry.WithMaxSchemaSize(64<<10))
 	o := api.Options{Logger: log, MaxBodyBytes: 256 << 10, Version: "v-test", Commit: "abc123"}
 	for _, f := range opts {
 		f(&o)
