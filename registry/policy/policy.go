@@ -88,6 +88,11 @@ type Finding struct {
 	// Version is the earlier subject version the finding was checked
 	// against, 0 when none.
 	Version int `json:"version,omitempty"`
+	// Direction is the reading direction of a compatibility finding:
+	// "BACKWARD" (the new schema reads data written with the earlier
+	// one) or "FORWARD" (the earlier schema reads data written with the
+	// new one); "" for other findings.
+	Direction string `json:"direction,omitempty"`
 }
 
 // Report is the result of one gate run: every finding, not just the first.
