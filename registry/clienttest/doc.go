@@ -4,7 +4,11 @@
 // it over HTTP with
 //
 //   - the Go client github.com/confluentinc/confluent-kafka-go/v2/schemaregistry
-//     and its serde/avrov2 package (needs cgo; confluent_test.go);
+//     (needs cgo; confluent_test.go) and its serde packages: serde/avrov2
+//     (confluent_test.go), serde/protobuf with messages of a .proto file
+//     compiled at test time and an import registered as a reference
+//     (confluent_protobuf_test.go), serde/jsonschema with a "$ref" resolved
+//     through a reference (confluent_jsonschema_test.go);
 //   - the npm client @kafkajs/confluent-schema-registry, through
 //     testdata/kafkajs/roundtrip.mjs (needs `npm ci` there; kafkajs_test.go);
 //   - plain HTTP, killing the server with SIGKILL mid-stream to prove that
