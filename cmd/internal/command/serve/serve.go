@@ -21,6 +21,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
@@ -118,11 +119,12 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
 }
 
-// Formats returns the schema formats this build of Charter parses: Avro,
-// and Protobuf with Confluent Schema Registry's verdicts
-// (protobuf.ProfileRegistry, the zero Format).
+// Formats returns the schema formats this build of Charter parses, with
+// Confluent Schema Registry's verdicts: Avro, Protobuf
+// (protobuf.ProfileRegistry, the zero Format) and JSON Schema (the STRICT
+// policy, the zero Format).
 func Formats() []compat.Format {
-	return []compat.Format{avro.Format{}, protobuf.Format{}}
+	return []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
 }
 
 // Run opens the store at cfg.DB, serves the API on cfg.Listen until ctx
