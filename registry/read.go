@@ -46,8 +46,8 @@ func hasVersions(ctx context.Context, tx Tx, id int64) (bool, error) {
 	return len(vs) > 0, nil
 }
 
-// MaxSchemaID returns the largest schema ID stored, 0 when none
-// (fetchMaxId).
+// MaxSchemaID returns the largest schema ID ever stored, forgotten ones
+// included, 0 when none (fetchMaxId; it never goes down, as in Confluent).
 func (s *Service) MaxSchemaID(ctx context.Context) (int64, error) {
 	var out int64
 	err := s.view(ctx, "get max schema id", func(tx Tx) error {

@@ -60,8 +60,9 @@ type Tx interface {
 	// Returns ErrNotFound for an unknown id, and ErrConflict while a
 	// subject version (soft-deleted included) still holds id.
 	DeleteSchema(ctx context.Context, id int64) error
-	// MaxSchemaID returns the largest ID of a stored schema, 0 when none
-	// (deleted schemas do not count).
+	// MaxSchemaID returns the largest schema ID ever stored, deleted ones
+	// included (the mark CreateSchema allocates above), 0 when none; as
+	// Confluent's fetchMaxId, which never goes down.
 	MaxSchemaID(ctx context.Context) (int64, error)
 
 	// Versions returns the subject versions matching q, ordered by

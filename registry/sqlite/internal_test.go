@@ -233,6 +233,9 @@ func TestMigration0002(t *testing.T) {
 		if _, err := tx.SchemaByID(ctx, 7); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("orphan schema 7: error = %v, want ErrNotFound", err)
 		}
+		if max, err := tx.MaxSchemaID(ctx); err != nil || max != 7 {
+			t.Errorf("MaxSchemaID after the migration = %d, %v; want 7", max, err)
+		}
 		if refs, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(refs) != 1 || refs[0] != 2 {
 			t.Errorf("ReferencedBy(s, 1) = %v, %v; want [2]", refs, err)
 		}

@@ -166,11 +166,11 @@ func rawJSON(m json.RawMessage) any {
 	return string(m)
 }
 
-// MaxSchemaID returns the largest ID of a stored schema, 0 when none;
-// deleted schemas do not count (Confluent's fetchMaxId).
+// MaxSchemaID returns the ID mark: the largest schema ID ever stored,
+// deleted ones included, 0 when none.
 func (t *tx) MaxSchemaID(ctx context.Context) (int64, error) {
 	var id int64
-	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM schemas`).Scan(&id); err != nil {
+	if err := t.tx.QueryRowContext(ctx, `SELECT max_id FROM schema_id_mark`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("max schema id: %w", err)
 	}
 	return id, nil

@@ -306,15 +306,15 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(s, 1) after deleting its referrer = %v, %v; want none", got, err)
 		}
-		if got, err := tx.MaxSchemaID(ctx); err != nil || got != 1 {
-			t.Errorf("MaxSchemaID after deletes = %d, %v; want 1 (deleted IDs do not count)", got, err)
+		if got, err := tx.MaxSchemaID(ctx); err != nil || got != 10 {
+			t.Errorf("MaxSchemaID after deletes = %d, %v; want 10 (the largest ever stored)", got, err)
 		}
 		return nil
 	})
 
 	// Allocation goes above the deleted maximum; deleted content gets a new
 	// ID; an explicit ID may take a deleted one; an explicit ID above the
-	// mark raises it even once deleted.
+	// mark raises it even once deleted (MaxSchemaID reports the mark).
 	steps := []struct {
 		name     string
 		fp       string
@@ -340,7 +340,12 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 				t.Errorf("%s: ID = %d, want %d", st.name, got, st.want)
 			}
 			if st.drop {
-				return tx.DeleteSchema(ctx, got)
+				if err := tx.DeleteSchema(ctx, got); err != nil {
+					return err
+				}
+			}
+			if max, err := tx.MaxSchemaID(ctx); err != nil || max < got {
+				t.Errorf("%s: MaxSchemaID = %d, %v; want at least %d", st.name, max, err, got)
 			}
 			return nil
 		})
