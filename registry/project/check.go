@@ -1,0 +1,411 @@
+package project
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/policy"
+)
+
+// Evaluator is a governance gate that Check runs after the compatibility
+// checks, once per check, over every subject: consumer contracts, PII
+// policy, deprecation TTLs, ownership, semantic versions. It returns its
+// findings; Check applies charter.yaml's severity overrides to them and
+// fills File and Line from the subject's schema file and the finding's
+// Path when the evaluator leaves them empty. An error aborts the check
+// (it is an I/O or configuration problem, not a finding).
+type Evaluator func(ctx context.Context, in *Input) ([]policy.Finding, error)
+
+// Input is what an Evaluator sees.
+type Input struct {
+	Project *Project
+	// Against names the baseline ("git:main", "registry:http://…").
+	Against string
+	// Subjects are the check's subjects sorted by name: every subject of
+	// the working tree, and those only a tree baseline has.
+	Subjects []*Subject
+}
+
+// Subject is one subject of a check.
+type Subject struct {
+	Name  string
+	Level compat.Level
+	// Current is the working tree's schema; nil when only the baseline
+	// has the subject. Current.Parsed is nil when it does not parse.
+	Current *Schema
+	// Prior is the baseline's subject, nil for a new subject.
+	Prior *Prior
+	// Mapping is the charter.yaml entry the file matched, nil for a
+	// subject only the baseline has.
+	Mapping *Mapping
+}
+
+// Fields lists the fields of the current schema (nil when it did not
+// parse or its format lists none).
+func (s *Subject) Fields() []compat.Field {
+	if s.Current == nil || s.Current.Parsed == nil {
+		return nil
+	}
+	return compat.Fields(s.Current.Parsed)
+}
+
+// Options configure Check.
+type Options struct {
+	// Baseline is what the working tree is compared with. Required.
+	Baseline Baseline
+	// Evaluators are the governance gates to run, in order.
+	Evaluators []Evaluator
+}
+
+// Status says how a subject compares with the baseline.
+type Status string
+
+// Subject statuses.
+const (
+	StatusAdded     Status = "added"     // the baseline lacks it
+	StatusChanged   Status = "changed"   // its schema differs from the baseline's latest
+	StatusUnchanged Status = "unchanged" // same canonical schema
+	StatusRemoved   Status = "removed"   // only the baseline has it
+	StatusInvalid   Status = "invalid"   // its file does not parse
+)
+
+// SubjectResult summarizes one subject of a check.
+type SubjectResult struct {
+	Subject string            `json:"subject"`
+	File    string            `json:"file,omitempty"`
+	Format  compat.SchemaType `json:"format,omitempty"`
+	Level   compat.Level      `json:"level,omitempty"`
+	Status  Status            `json:"status"`
+	// Compared is how many baseline versions the subject was checked
+	// against.
+	Compared int `json:"compared"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Notices  int `json:"notices"`
+}
+
+// Result is the outcome of Check: every finding, and a summary per subject.
+type Result struct {
+	// Against names the baseline.
+	Against  string          `json:"against"`
+	Subjects []SubjectResult `json:"subjects"`
+	policy.Report
+}
+
+// Check compares every subject of the project's working tree with the
+// baseline: each subject at its level (compat.Check against the
+// baseline's versions), plus the project rules (see Rules) and the
+// evaluators' findings. Findings are sorted by subject, severity (errors
+// first), file, line and rule. The error is non-nil only when the check
+// could not run (unreadable tree, unknown git revision, unreachable
+// registry, failing evaluator); findings never make an error.
+func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
+	if opts.Baseline == nil {
+		return nil, fmt.Errorf("check: no baseline")
+	}
+	current, err := p.load(ctx, dirTree{root: p.Root})
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	c := &checker{p: p, against: opts.Baseline.String(), bySubject: map[string]*Subject{}}
+	want := map[string]compat.Level{}
+	for _, s := range current {
+		c.addCurrent(s)
+		if s.Subject != "" {
+			want[s.Subject] = c.bySubject[s.Subject].Level
+		}
+	}
+	set, err := opts.Baseline.Load(ctx, p, want)
+	if err != nil {
+		return nil, err
+	}
+	for name, prior := range set.Subjects {
+		if sub, ok := c.bySubject[name]; ok {
+			sub.Prior = prior
+		} else if set.Complete {
+			c.bySubject[name] = &Subject{Name: name, Level: p.Config.LevelFor(name, nil), Prior: prior}
+		}
+	}
+	subjects := make([]*Subject, 0, len(c.bySubject))
+	for _, s := range c.bySubject {
+		subjects = append(subjects, s)
+	}
+	sort.Slice(subjects, func(i, j int) bool { return subjects[i].Name < subjects[j].Name })
+
+	results := make([]subjectOutcome, len(subjects))
+	c.parallel(len(subjects), func(i int) { results[i] = c.compare(subjects[i]) })
+
+	in := &Input{Project: p, Against: c.against, Subjects: subjects}
+	for _, ev := range opts.Evaluators {
+		fs, err := ev(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("check: %w", err)
+		}
+		for _, f := range fs {
+			c.add(f, c.bySubject[f.Subject])
+		}
+	}
+
+	res := &Result{Against: c.against}
+	for i, s := range subjects {
+		c.findings = append(c.findings, results[i].findings...)
+		sr := SubjectResult{Subject: s.Name, Level: s.Level, Status: results[i].status, Compared: results[i].compared}
+		if s.Current != nil {
+			sr.File, sr.Format = s.Current.File, s.Current.Format
+		} else if s.Prior != nil {
+			sr.File, sr.Format = s.Prior.File, s.Prior.Format
+		}
+		res.Subjects = append(res.Subjects, sr)
+	}
+	for _, s := range c.unnamed {
+		res.Subjects = append(res.Subjects, SubjectResult{File: s.File, Format: s.Format, Status: StatusInvalid})
+	}
+	sortFindings(c.findings)
+	res.Findings = c.findings
+	if res.Findings == nil {
+		res.Findings = []policy.Finding{}
+	}
+	countFindings(res)
+	return res, nil
+}
+
+type checker struct {
+	p         *Project
+	against   string
+	bySubject map[string]*Subject
+	unnamed   []*Schema // files that name no subject
+
+	mu       sync.Mutex
+	findings []policy.Finding
+}
+
+type subjectOutcome struct {
+	status   Status
+	compared int
+	findings []policy.Finding
+}
+
+// addCurrent registers a working-tree schema under its subject.
+func (c *checker) addCurrent(s *Schema) {
+	if s.Subject == "" {
+		c.unnamed = append(c.unnamed, s)
+		c.add(policy.Finding{RuleID: RuleSchemaInvalid, Severity: policy.Error, File: s.File, Line: s.ErrLine,
+			Message: oneLine(s.Err), Hint: "fix the file, or change its charter.yaml entry"}, nil)
+		return
+	}
+	if first, dup := c.bySubject[s.Subject]; dup {
+		c.add(policy.Finding{RuleID: RuleSubjectDuplicate, Severity: policy.Error, Subject: s.Subject, File: s.File,
+			Message: fmt.Sprintf("%s maps to subject %q, which %s already defines", s.File, s.Subject, first.Current.File),
+			Hint:    "give one of the files another subject (a subject or topic template in charter.yaml), or exclude it"}, first)
+		return
+	}
+	c.bySubject[s.Subject] = &Subject{Name: s.Subject, Level: c.p.Config.LevelFor(s.Subject, s.mapping), Current: s, Mapping: s.mapping}
+}
+
+// add applies severity overrides and locations, then keeps the finding.
+func (c *checker) add(f policy.Finding, s *Subject) {
+	if f, ok := c.normalize(f, s); ok {
+		c.mu.Lock()
+		c.findings = append(c.findings, f)
+		c.mu.Unlock()
+	}
+}
+
+func (c *checker) normalize(f policy.Finding, s *Subject) (policy.Finding, bool) {
+	var m *Mapping
+	if s != nil {
+		m = s.Mapping
+	}
+	sev, on := c.p.Config.SeverityFor(f.Subject, m, f.RuleID, f.Severity)
+	if !on {
+		return f, false
+	}
+	f.Severity = sev
+	if f.File == "" && s != nil && s.Current != nil {
+		f.File = s.Current.File
+		if f.Line == 0 && f.Path != "" {
+			f.Line = newLocator(s.Current).line(f.Path)
+		}
+	}
+	return f, true
+}
+
+// compare checks one subject against its baseline versions.
+func (c *checker) compare(s *Subject) subjectOutcome {
+	var out subjectOutcome
+	keep := func(f policy.Finding) {
+		if f, ok := c.normalize(f, s); ok {
+			out.findings = append(out.findings, f)
+		}
+	}
+	cur := s.Current
+	switch {
+	case cur == nil:
+		out.status = StatusRemoved
+		keep(policy.Finding{RuleID: RuleSubjectRemoved, Severity: policy.Warning, Subject: s.Name, File: s.Prior.File,
+			Message: fmt.Sprintf("%s defined subject %q in %s and no file defines it now", s.Prior.File, s.Name, c.against),
+			Hint:    "if the subject is retired, delete it in the registry when its consumers are gone; if the file moved, map the new path to the same subject"})
+		return out
+	case cur.Err != nil:
+		out.status = StatusInvalid
+		keep(policy.Finding{RuleID: RuleSchemaInvalid, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: cur.ErrLine,
+			Message: oneLine(cur.Err), Hint: "fix the schema so that it parses; nothing else was checked for this subject"})
+		return out
+	case s.Prior == nil:
+		out.status = StatusAdded
+		keep(policy.Finding{RuleID: RuleSubjectAdded, Severity: policy.Notice, Subject: s.Name, File: cur.File,
+			Message: fmt.Sprintf("new subject %q (%s, level %s): %s does not have it", s.Name, cur.Format, s.Level, c.against),
+			Hint:    "review it as a new contract: its first version is what later versions must stay compatible with"})
+		return out
+	case s.Prior.Format != cur.Format:
+		out.status = StatusChanged
+		keep(policy.Finding{RuleID: RuleSubjectFormatChanged, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: 1,
+			Message: fmt.Sprintf("subject %q is %s in %s but %s now", s.Name, s.Prior.Format, c.against, cur.Format),
+			Hint:    "keep the format, or publish the new format under a new subject"})
+		return out
+	}
+	f := c.p.Formats[cur.Format]
+	var previous []compat.Previous
+	for _, pv := range s.Prior.Versions {
+		if pv.Err != nil {
+			keep(policy.Finding{RuleID: RuleBaselineInvalid, Severity: policy.Warning, Subject: s.Name, Version: pv.Version,
+				Message: fmt.Sprintf("the baseline's schema (%s) does not parse, so it was not compared: %s", versionName(c.against, pv.Version), oneLine(pv.Err)),
+				Hint:    "nothing to fix here unless the baseline is wrong; the working tree's schema itself parses"})
+			continue
+		}
+		previous = append(previous, compat.Previous{Version: pv.Version, Schema: pv.Schema})
+	}
+	out.status = StatusChanged
+	if n := len(previous); n > 0 && previous[n-1].Schema.Canonical() == cur.Parsed.Canonical() {
+		out.status = StatusUnchanged
+		if !s.Level.Transitive() {
+			out.compared = 1
+			return out
+		}
+	}
+	if s.Level == compat.None {
+		return out
+	}
+	res := compat.Check(f, s.Level, cur.Parsed, previous)
+	if s.Level.Transitive() {
+		out.compared = len(previous)
+	} else {
+		out.compared = min(1, len(previous))
+	}
+	loc := newLocator(cur)
+	for _, v := range res.Findings {
+		msg, hint := splitHint(v.Message)
+		if hint == "" {
+			hint = directionHint(v.Direction, s.Level)
+		}
+		keep(policy.Finding{RuleID: v.RuleID, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: loc.line(v.Path),
+			Path: v.Path, Message: msg, Hint: hint, Version: v.Version, Direction: string(v.Direction)})
+	}
+	return out
+}
+
+// parallel runs fn(0..n-1) on every CPU.
+func (c *checker) parallel(n int, fn func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(n, runtime.GOMAXPROCS(0))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+func versionName(against string, v int) string {
+	if v == 0 {
+		return against
+	}
+	return fmt.Sprintf("version %d in %s", v, against)
+}
+
+// oneLine flattens an error to one line.
+func oneLine(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	out := make([]rune, 0, len(s))
+	space := false
+	for _, r := range s {
+		if r == '\n' || r == '\r' || r == '\t' || r == ' ' {
+			if !space {
+				out = append(out, ' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// sortFindings orders findings by subject, severity (errors first), file,
+// line, rule, path, direction, version and message.
+func sortFindings(fs []policy.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		switch {
+		case a.Subject != b.Subject:
+			return a.Subject < b.Subject
+		case a.Severity != b.Severity:
+			return a.Severity > b.Severity
+		case a.File != b.File:
+			return a.File < b.File
+		case a.Line != b.Line:
+			return a.Line < b.Line
+		case a.RuleID != b.RuleID:
+			return a.RuleID < b.RuleID
+		case a.Path != b.Path:
+			return a.Path < b.Path
+		case a.Direction != b.Direction:
+			return a.Direction < b.Direction
+		case a.Version != b.Version:
+			return a.Version > b.Version
+		}
+		return a.Message < b.Message
+	})
+}
+
+func countFindings(r *Result) {
+	idx := map[string]int{}
+	for i, s := range r.Subjects {
+		if s.Subject != "" {
+			idx[s.Subject] = i
+		}
+	}
+	for _, f := range r.Findings {
+		i, ok := idx[f.Subject]
+		if !ok {
+			continue
+		}
+		switch f.Severity {
+		case policy.Error:
+			r.Subjects[i].Errors++
+		case policy.Warning:
+			r.Subjects[i].Warnings++
+		default:
+			r.Subjects[i].Notices++
+		}
+	}
+}
+
+// Passed reports whether the check found no error.
+func (r *Result) Passed() bool { return !r.Failed() }

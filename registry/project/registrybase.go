@@ -1,0 +1,177 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// RegistrySource is the part of the registry client the registry baseline
+// reads; *client.Client implements it.
+type RegistrySource interface {
+	Subjects(ctx context.Context, opts ...client.ReadOption) ([]string, error)
+	Versions(ctx context.Context, subject string, opts ...client.ReadOption) ([]int, error)
+	Version(ctx context.Context, subject string, n int, opts ...client.ReadOption) (client.SubjectSchema, error)
+}
+
+var _ RegistrySource = (*client.Client)(nil)
+
+// registryConcurrency bounds the requests one check sends at a time.
+const registryConcurrency = 8
+
+type registryBaseline struct {
+	src RegistrySource
+	url string
+}
+
+// RegistryBaseline compares with the registered versions of each subject:
+// the latest for non-transitive levels, all of them for transitive ones.
+// url names the registry in reports. The subject's level is the one
+// charter.yaml gives (the registry's own config is not read yet).
+func RegistryBaseline(src RegistrySource, url string) Baseline {
+	return &registryBaseline{src: src, url: url}
+}
+
+func (b *registryBaseline) String() string { return "registry:" + b.url }
+
+func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string]compat.Level) (*BaselineSet, error) {
+	if _, err := b.src.Subjects(ctx); err != nil {
+		return nil, fmt.Errorf("cannot reach the registry at %s (%w); pass --against git:REF or dir:PATH to check without one", b.url, err)
+	}
+	subjects := make([]string, 0, len(want))
+	for s := range want {
+		subjects = append(subjects, s)
+	}
+	sort.Strings(subjects)
+	set := &BaselineSet{Subjects: map[string]*Prior{}}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, registryConcurrency)
+		refs     = &refCache{src: b.src, m: map[refKey]*refEntry{}}
+	)
+	for _, subject := range subjects {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			prior, err := b.subject(ctx, p, refs, subject, want[subject])
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err != nil && firstErr == nil:
+				firstErr = err
+			case prior != nil:
+				set.Subjects[subject] = prior
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return set, nil
+}
+
+func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string, level compat.Level) (*Prior, error) {
+	versions, err := b.src.Versions(ctx, subject)
+	if errors.Is(err, srerr.ErrSubjectNotFound) || (err == nil && len(versions) == 0) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", b.url, err)
+	}
+	if !level.Transitive() {
+		versions = versions[len(versions)-1:]
+	}
+	prior := &Prior{}
+	for _, n := range versions {
+		v, err := b.src.Version(ctx, subject, n)
+		if errors.Is(err, srerr.ErrVersionNotFound) {
+			continue // deleted since it was listed
+		}
+		if err != nil {
+			return nil, fmt.Errorf("registry %s: %w", b.url, err)
+		}
+		prior.Format = v.Type
+		pv := PriorVersion{Version: v.Version, Text: v.Text}
+		deps, err := refs.deps(ctx, v.References, 0)
+		if err != nil {
+			return nil, fmt.Errorf("registry %s: %w", b.url, err)
+		}
+		if f, ok := p.Formats[v.Type]; !ok {
+			pv.Err = fmt.Errorf("no %s format in this build", v.Type)
+		} else {
+			pv.Schema, pv.Err = parseSafely(f, v.Text, deps)
+		}
+		prior.Versions = append(prior.Versions, pv)
+	}
+	if len(prior.Versions) == 0 {
+		return nil, nil
+	}
+	return prior, nil
+}
+
+type refKey struct {
+	subject string
+	version int
+}
+
+type refEntry struct {
+	once sync.Once
+	v    client.SubjectSchema
+	err  error
+}
+
+// refCache fetches referenced schemas once per check.
+type refCache struct {
+	src RegistrySource
+	mu  sync.Mutex
+	m   map[refKey]*refEntry
+}
+
+func (c *refCache) get(ctx context.Context, k refKey) (client.SubjectSchema, error) {
+	c.mu.Lock()
+	e, ok := c.m[k]
+	if !ok {
+		e = &refEntry{}
+		c.m[k] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = c.src.Version(ctx, k.subject, k.version) })
+	return e.v, e.err
+}
+
+// deps resolves references depth first: a reference's own references
+// come before it, each schema once.
+func (c *refCache) deps(ctx context.Context, refs []client.Reference, depth int) ([]compat.Dependency, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("schema references nest deeper than 32")
+	}
+	var out []compat.Dependency
+	seen := map[string]bool{}
+	for _, r := range refs {
+		v, err := c.get(ctx, refKey{r.Subject, r.Version})
+		if err != nil {
+			return nil, fmt.Errorf("reference %q (subject %q version %d): %w", r.Name, r.Subject, r.Version, err)
+		}
+		sub, err := c.deps(ctx, v.References, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range append(sub, compat.Dependency{Name: r.Name, Text: v.Text}) {
+			if !seen[d.Name] {
+				seen[d.Name] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}

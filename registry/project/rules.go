@@ -1,0 +1,117 @@
+package project
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/policy"
+)
+
+// The project rules: what Check reports besides compatibility violations
+// and the findings of its evaluators.
+const (
+	// RuleSchemaInvalid: a schema file of the working tree cannot be read,
+	// parsed or named.
+	RuleSchemaInvalid = "SCHEMA_INVALID"
+	// RuleSubjectDuplicate: two files map to one subject.
+	RuleSubjectDuplicate = "SUBJECT_DUPLICATE"
+	// RuleSubjectFormatChanged: a subject's schema format differs from the
+	// baseline's.
+	RuleSubjectFormatChanged = "SUBJECT_FORMAT_CHANGED"
+	// RuleSubjectRemoved: a subject of a tree baseline has no file any more.
+	RuleSubjectRemoved = "SUBJECT_REMOVED"
+	// RuleSubjectAdded: a subject the baseline does not have.
+	RuleSubjectAdded = "SUBJECT_ADDED"
+	// RuleBaselineInvalid: a baseline version cannot be parsed, so the
+	// subject is not compared with it.
+	RuleBaselineInvalid = "BASELINE_SCHEMA_INVALID"
+)
+
+// CategoryProject is the policy.Rule category of the project rules;
+// CategoryCompat is the one findings of compat rules are listed under.
+const (
+	CategoryProject = "project"
+	CategoryCompat  = "compatibility"
+)
+
+// projectRules are registered in the policy rule table.
+var projectRules = []policy.Rule{
+	{ID: RuleSchemaInvalid, Category: CategoryProject, Severity: policy.Error,
+		Purpose: "Every schema file that charter.yaml maps must read, parse (with its references) and name a subject."},
+	{ID: RuleSubjectDuplicate, Category: CategoryProject, Severity: policy.Error,
+		Purpose: "Each subject is defined by one file: two files mapping to one subject would register over each other."},
+	{ID: RuleSubjectFormatChanged, Category: CategoryProject, Severity: policy.Error,
+		Purpose: "A subject keeps its schema format: data written as Avro cannot be read with a Protobuf or JSON schema.",
+		Source:  "Confluent Schema Registry rejects a schemaType that differs from the subject's latest version as incompatible."},
+	{ID: RuleSubjectRemoved, Category: CategoryProject, Severity: policy.Warning,
+		Purpose: "A subject of the baseline has no file any more; the registry keeps it and its consumers until it is deleted there."},
+	{ID: RuleSubjectAdded, Category: CategoryProject, Severity: policy.Notice,
+		Purpose: "A subject the baseline does not have: nothing to compare yet; its first version sets the contract."},
+	{ID: RuleBaselineInvalid, Category: CategoryProject, Severity: policy.Warning,
+		Purpose: "A baseline version that does not parse cannot be compared with; the subject is reported unchecked."},
+}
+
+func init() { policy.RegisterRules(projectRules...) }
+
+// RuleInfo is one row of `charter rules`: a compat or policy rule.
+type RuleInfo struct {
+	ID string `json:"id"`
+	// Format is AVRO, PROTOBUF or JSON for compat rules, "" for rules of
+	// every format.
+	Format   compat.SchemaType `json:"format,omitempty"`
+	Category string            `json:"category"`
+	// Severity is the default severity of the rule's findings.
+	Severity policy.Severity `json:"severity"`
+	Purpose  string          `json:"purpose"`
+	Source   string          `json:"source,omitempty"`
+}
+
+// Rules lists every rule a check can report: the compat rules of every
+// registered format (severity error when a subject's level applies them)
+// and every registered policy rule (this package's, and those of the
+// governance packages linked into the binary), sorted by ID.
+func Rules() []RuleInfo {
+	var out []RuleInfo
+	for _, r := range compat.Rules() {
+		out = append(out, RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source})
+	}
+	for _, r := range policy.Rules() {
+		out = append(out, RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Purpose: r.Purpose, Source: r.Source})
+	}
+	sortRules(out)
+	return out
+}
+
+func sortRules(rs []RuleInfo) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
+}
+
+// LookupRule finds a compat or policy rule by ID.
+func LookupRule(id string) (RuleInfo, bool) {
+	if r, ok := compat.LookupRule(id); ok {
+		return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source}, true
+	}
+	if r, ok := policy.LookupRule(id); ok {
+		return RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Purpose: r.Purpose, Source: r.Source}, true
+	}
+	return RuleInfo{}, false
+}
+
+// splitHint splits a compat message of the form "what is wrong; how to
+// fix it" (the style of every Charter format) into message and hint.
+func splitHint(msg string) (string, string) {
+	what, fix, ok := strings.Cut(msg, "; ")
+	if !ok || fix == "" {
+		return msg, ""
+	}
+	return what, fix
+}
+
+// directionHint is the hint of a compat finding whose message gives none.
+func directionHint(d compat.Direction, level compat.Level) string {
+	if d == compat.DirForward {
+		return "consumers still on the earlier schema must read data written with the new one (level " + string(level) + "); make the change forward compatible or lower the subject's level in charter.yaml"
+	}
+	return "consumers on the new schema must read data written with the earlier one (level " + string(level) + "); make the change backward compatible or lower the subject's level in charter.yaml"
+}
