@@ -9,12 +9,12 @@ import (
 // glob is a compiled file pattern over slash-separated paths relative to
 // the project root:
 //
-//	*       any run of characters except "/"
-//	?       one character except "/"
-//	**      any run of characters, "/" included, when it is a whole path
-//	        element: "**/x", "a/**/x", "a/**"
-//	[abc]   [a-z] [!a]  one character of (or not of) a class
-//	{a,b}   one of the comma-separated alternatives (no nesting)
+//   - any run of characters except "/"
+//     ?       one character except "/"
+//     **      any run of characters, "/" included, when it is a whole path
+//     element: "**/x", "a/**/x", "a/**"
+//     [abc]   [a-z] [!a]  one character of (or not of) a class
+//     {a,b}   one of the comma-separated alternatives (no nesting)
 //
 // A pattern is matched against the whole path.
 type glob struct {
