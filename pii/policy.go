@@ -1,0 +1,466 @@
+package pii
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+)
+
+// Severity is what a finding does to a registration: an error refuses
+// it, a warning is reported with it, off skips the rule.
+type Severity string
+
+// Severities (issue 4: error/warn/off).
+const (
+	SeverityError Severity = "error"
+	SeverityWarn  Severity = "warn"
+	SeverityOff   Severity = "off"
+)
+
+func (s Severity) valid() bool {
+	return s == SeverityError || s == SeverityWarn || s == SeverityOff
+}
+
+// Rule IDs. They never change once released.
+const (
+	RuleUntagged              = "PII_UNTAGGED"
+	RuleUnmasked              = "PII_UNMASKED"
+	RuleNewFieldWithConsumers = "PII_NEW_FIELD_WITH_CONSUMERS"
+)
+
+// PolicyRule is one PII policy rule, in the shape of compat.Rule: a stable
+// SCREAMING_SNAKE ID, a one-line purpose and a source, plus the severity
+// it has unless configured otherwise and one small function.
+type PolicyRule struct {
+	ID      string   `json:"id"`
+	Purpose string   `json:"purpose"`
+	Source  string   `json:"source"`
+	Default Severity `json:"defaultSeverity"`
+	check   func(*evaluation) []Finding
+}
+
+// Every default is a warning: a Confluent client that knows nothing of
+// Charter's governance is never refused by these rules unless the operator
+// raises them to error (issue 4, "Policy engine").
+var policyRules = []PolicyRule{
+	{ID: RuleUntagged, Default: SeverityWarn, check: checkUntagged,
+		Purpose: "a field that looks like personal data (Detector) is new, or lost its PII tag, and carries no PII or SENSITIVE tag",
+		Source:  "Charter issue 4 §5; tags as in Confluent data contracts (confluent:tags, confluent.field_meta, metadata.tags)"},
+	{ID: RuleUnmasked, Default: SeverityWarn, check: checkUnmasked,
+		Purpose: "a field whose tags the subject requires masked has no encryption, masking or tokenization marker",
+		Source:  "Charter issue 4 §5; Confluent CSFLE ENCRYPT rules and field-level rule tags"},
+	{ID: RuleNewFieldWithConsumers, Default: SeverityWarn, check: checkNewWithConsumers,
+		Purpose: "a new personal-data field appears on a subject that existing consumers read",
+		Source:  "Charter issue 4 §5"},
+}
+
+// Rules returns the PII policy rules in ID order.
+func Rules() []PolicyRule {
+	out := slices.Clone(policyRules)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// LookupRule returns the PII policy rule with the given ID.
+func LookupRule(id string) (PolicyRule, bool) {
+	for _, r := range policyRules {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return PolicyRule{}, false
+}
+
+// Finding is one policy result on one field.
+type Finding struct {
+	RuleID   string   `json:"ruleId"`
+	Severity Severity `json:"severity"`
+	Path     string   `json:"path"`
+	Message  string   `json:"message"`
+	Hint     string   `json:"hint,omitempty"`
+}
+
+func (f Finding) String() string {
+	return fmt.Sprintf("%s %s at %s: %s", f.Severity, f.RuleID, f.Path, f.Message)
+}
+
+// Config is a subject's PII policy. The zero value is the default policy.
+type Config struct {
+	// Severity overrides rule severities by rule ID.
+	Severity map[string]Severity `json:"severity,omitempty"`
+	// PIITags are the tags that mark a field as personal data; default
+	// PII and SENSITIVE. Compared without regard to case.
+	PIITags []string `json:"piiTags,omitempty"`
+	// MinConfidence is the least detector confidence that counts as
+	// likely personal data; default Medium (so a city alone, Low, does
+	// not).
+	MinConfidence Confidence `json:"minConfidence,omitempty"`
+	// AllFields makes PII_UNTAGGED look at every field, not only new
+	// ones (an audit of a whole schema).
+	AllFields bool `json:"allFields,omitempty"`
+	// MaskTags are the tags whose fields must carry a masking marker
+	// (PII_UNMASKED). Empty, the default: no field must.
+	MaskTags []string `json:"maskTags,omitempty"`
+	// MaskingRuleTypes are the ruleSet rule types that protect a field
+	// their tags cover: default ENCRYPT, ENCRYPT_PAYLOAD (covers every
+	// field), REDACT, MASK and TOKENIZE. Add CEL_FIELD when your
+	// CEL_FIELD transforms mask.
+	MaskingRuleTypes []string `json:"maskingRuleTypes,omitempty"`
+	// MaskingProps are field properties whose presence marks the field
+	// masked (any value but "", "none" or "false"): default
+	// confluent:masking, masking, x-masking.
+	MaskingProps []string `json:"maskingProps,omitempty"`
+	// MaskingTags are tags that say the field holds an encrypted, masked
+	// or tokenized value: default ENCRYPTED, MASKED, REDACTED, TOKENIZED.
+	MaskingTags []string `json:"maskingTags,omitempty"`
+	// Detector finds likely personal data; nil means DefaultDetector.
+	Detector *Detector `json:"-"`
+}
+
+// Default values of Config.
+var (
+	DefaultPIITags          = []string{"PII", "SENSITIVE"}
+	DefaultMaskingRuleTypes = []string{"ENCRYPT", "ENCRYPT_PAYLOAD", "REDACT", "MASK", "TOKENIZE"}
+	DefaultMaskingProps     = []string{"confluent:masking", "masking", "x-masking"}
+	DefaultMaskingTags      = []string{"ENCRYPTED", "MASKED", "REDACTED", "TOKENIZED"}
+)
+
+// SeverityOf returns the severity of a rule under c: its configured
+// severity, else its default; SeverityOff for an unknown rule.
+func (c Config) SeverityOf(ruleID string) Severity {
+	if s, ok := c.Severity[ruleID]; ok {
+		return s
+	}
+	if r, ok := LookupRule(ruleID); ok {
+		return r.Default
+	}
+	return SeverityOff
+}
+
+// Validate reports unknown rule IDs and severities and an out-of-range
+// MinConfidence.
+func (c Config) Validate() error {
+	var errs []error
+	for id, s := range c.Severity {
+		if _, ok := LookupRule(id); !ok {
+			errs = append(errs, fmt.Errorf("unknown PII rule %q", id))
+		}
+		if !s.valid() {
+			errs = append(errs, fmt.Errorf("rule %s: severity %q is not error, warn or off", id, s))
+		}
+	}
+	if c.MinConfidence > High {
+		errs = append(errs, fmt.Errorf("minConfidence %d is out of range", c.MinConfidence))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("invalid PII policy: %w", err)
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if len(c.PIITags) == 0 {
+		c.PIITags = DefaultPIITags
+	}
+	if c.MinConfidence == 0 {
+		c.MinConfidence = Medium
+	}
+	if len(c.MaskingRuleTypes) == 0 {
+		c.MaskingRuleTypes = DefaultMaskingRuleTypes
+	}
+	if len(c.MaskingProps) == 0 {
+		c.MaskingProps = DefaultMaskingProps
+	}
+	if len(c.MaskingTags) == 0 {
+		c.MaskingTags = DefaultMaskingTags
+	}
+	if c.Detector == nil {
+		c.Detector = DefaultDetector()
+	}
+	return c
+}
+
+// Dismissal is a reviewed false positive: the field (its Path or its
+// FullName) is not personal data, so PII_UNTAGGED and
+// PII_NEW_FIELD_WITH_CONSUMERS stop reporting it as likely personal data.
+// Tags still count: a dismissed field that is tagged PII is PII.
+type Dismissal struct {
+	Field string `json:"field"`
+	// PatternID limits the dismissal to one detector pattern; empty
+	// dismisses every pattern.
+	PatternID string `json:"patternId,omitempty"`
+	By        string `json:"by"`
+	Reason    string `json:"reason"`
+}
+
+// Input is what a PII policy evaluation looks at. Fields come from
+// compat.Fields.
+type Input struct {
+	// Previous are the fields of the subject's latest version; nil for a
+	// subject's first version.
+	Previous []compat.Field `json:"previous,omitempty"`
+	// Current are the fields of the schema being registered.
+	Current []compat.Field `json:"current"`
+	// PreviousMetadata is the latest version's metadata (its tags count
+	// for Previous); Metadata and RuleSet are the new version's.
+	PreviousMetadata Metadata `json:"previousMetadata,omitzero"`
+	Metadata         Metadata `json:"metadata,omitzero"`
+	RuleSet          RuleSet  `json:"ruleSet,omitzero"`
+	// Consumers are the teams or applications reading the subject, as
+	// the caller knows them (lineage, when it exists).
+	Consumers  []string    `json:"consumers,omitempty"`
+	Dismissals []Dismissal `json:"dismissals,omitempty"`
+}
+
+// Evaluate runs every PII policy rule that cfg does not switch off and
+// returns the findings, by rule ID and then in field order. A field that
+// several paths reach (a named type used twice) is reported once, at its
+// first path. Evaluate is a pure function of its arguments.
+func Evaluate(in Input, cfg Config) []Finding {
+	e := newEvaluation(in, cfg.withDefaults())
+	var out []Finding
+	for _, r := range Rules() {
+		sev := e.cfg.SeverityOf(r.ID)
+		if sev == SeverityOff || !sev.valid() {
+			continue
+		}
+		for _, f := range r.check(e) {
+			f.RuleID, f.Severity = r.ID, sev
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// evaluation holds what the rules share: resolved tags, previous paths,
+// detections.
+type evaluation struct {
+	in       Input
+	cfg      Config
+	current  []fieldInfo // one per declaration (FullName), first path
+	prevPath map[string]compat.Field
+	prevTags map[string][]string // by path
+}
+
+type fieldInfo struct {
+	f      compat.Field
+	tags   []string // effective tags
+	others []string // further paths to the same declaration
+	isNew  bool     // some path of it is not in Previous
+	best   *Match   // the most confident detector match not dismissed, if likely
+}
+
+func newEvaluation(in Input, cfg Config) *evaluation {
+	e := &evaluation{in: in, cfg: cfg, prevPath: map[string]compat.Field{}, prevTags: map[string][]string{}}
+	prevRes := NewTagResolver(in.PreviousMetadata)
+	for _, f := range in.Previous {
+		e.prevPath[f.Path] = f
+		e.prevTags[f.Path] = prevRes.Tags(f)
+	}
+	res := NewTagResolver(in.Metadata)
+	byDecl := map[string]int{}
+	for _, f := range in.Current {
+		key := f.FullName
+		if key == "" {
+			key = "path:" + f.Path
+		}
+		_, seen := e.prevPath[f.Path]
+		isNew := in.Previous == nil || !seen
+		if i, ok := byDecl[key]; ok {
+			e.current[i].others = append(e.current[i].others, f.Path)
+			e.current[i].isNew = e.current[i].isNew || isNew
+			continue
+		}
+		byDecl[key] = len(e.current)
+		e.current = append(e.current, fieldInfo{f: f, tags: res.Tags(f), isNew: isNew})
+	}
+	for i := range e.current {
+		e.current[i].best = e.likely(e.current[i].f)
+	}
+	return e
+}
+
+// likely returns the most confident detector match of f that reaches
+// MinConfidence and is not dismissed.
+func (e *evaluation) likely(f compat.Field) *Match {
+	for _, m := range e.cfg.Detector.Detect(f) {
+		if m.Confidence < e.cfg.MinConfidence {
+			return nil // sorted by confidence
+		}
+		if !e.dismissed(f, m.PatternID) {
+			return &m
+		}
+	}
+	return nil
+}
+
+func (e *evaluation) dismissed(f compat.Field, patternID string) bool {
+	for _, d := range e.in.Dismissals {
+		if (d.Field == f.Path || (f.FullName != "" && d.Field == f.FullName)) && (d.PatternID == "" || d.PatternID == patternID) {
+			return true
+		}
+	}
+	return false
+}
+
+// where names a field for messages: its path, and how many other paths
+// reach it.
+func where(fi fieldInfo) string {
+	switch len(fi.others) {
+	case 0:
+		return fmt.Sprintf("field %s", fi.f.Path)
+	case 1:
+		return fmt.Sprintf("field %s (also at %s)", fi.f.Path, fi.others[0])
+	}
+	return fmt.Sprintf("field %s (and %d other paths)", fi.f.Path, len(fi.others))
+}
+
+func tagHint(f compat.Field, tag string) string {
+	return fmt.Sprintf(`tag it %s: inline ("confluent:tags": [%q] in Avro and JSON Schema, [(confluent.field_meta).tags = %q] in Protobuf) or in metadata.tags ({%q: [%q]}); if it is not personal data, record a dismissal with a reason`,
+		tag, tag, tag, "**."+lastName(ConfluentName(f)), tag)
+}
+
+func lastName(full string) string {
+	if i := strings.LastIndexByte(full, '.'); i >= 0 {
+		return full[i+1:]
+	}
+	return full
+}
+
+// checkUntagged: PII_UNTAGGED.
+func checkUntagged(e *evaluation) []Finding {
+	var out []Finding
+	for _, fi := range e.current {
+		if hasAnyTag(fi.tags, e.cfg.PIITags) {
+			continue
+		}
+		if pt := e.prevTags[fi.f.Path]; hasAnyTag(pt, e.cfg.PIITags) {
+			out = append(out, Finding{Path: fi.f.Path,
+				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where(fi), strings.Join(pt, ", "), strings.Join(e.cfg.PIITags, " or ")),
+				Hint:    tagHint(fi.f, firstTag(pt, e.cfg.PIITags))})
+			continue
+		}
+		if fi.best == nil || !(fi.isNew || e.cfg.AllFields) {
+			continue
+		}
+		adj := "new "
+		if !fi.isNew {
+			adj = ""
+		}
+		out = append(out, Finding{Path: fi.f.Path,
+			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where(fi), fi.best.PatternID, fi.best.Confidence, fi.best.Reason, strings.Join(e.cfg.PIITags, " or ")),
+			Hint:    tagHint(fi.f, e.cfg.PIITags[0])})
+	}
+	return out
+}
+
+// firstTag returns the first tag of tags that is in want.
+func firstTag(tags, want []string) string {
+	for _, t := range tags {
+		if hasAnyTag([]string{t}, want) {
+			return t
+		}
+	}
+	return want[0]
+}
+
+// checkUnmasked: PII_UNMASKED.
+func checkUnmasked(e *evaluation) []Finding {
+	if len(e.cfg.MaskTags) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, fi := range e.current {
+		if !hasAnyTag(fi.tags, e.cfg.MaskTags) || e.masked(fi) {
+			continue
+		}
+		out = append(out, Finding{Path: fi.f.Path,
+			Message: fmt.Sprintf("%s is tagged %s, which this subject requires masked, and has no encryption, masking or tokenization marker", where(fi), strings.Join(fi.tags, ", ")),
+			Hint: fmt.Sprintf(`add a domain rule of type %s with tags [%q] to the ruleSet (mode WRITE or WRITEREAD), set the field property %q, or tag the field %s`,
+				strings.Join(e.cfg.MaskingRuleTypes, ", "), firstTag(fi.tags, e.cfg.MaskTags), e.cfg.MaskingProps[0], strings.Join(e.cfg.MaskingTags, ", "))})
+	}
+	return out
+}
+
+// masked reports whether a field carries a masking marker: a masking tag,
+// a masking property, or an enabled write-side ruleSet rule of a masking
+// type whose tags cover the field's tags exactly as Confluent's executors
+// compare them (a rule without tags, or ENCRYPT_PAYLOAD, covers every
+// field).
+func (e *evaluation) masked(fi fieldInfo) bool {
+	if hasAnyTag(fi.tags, e.cfg.MaskingTags) {
+		return true
+	}
+	for _, p := range e.cfg.MaskingProps {
+		if v, ok := fi.f.Props[p]; ok {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "", "none", "false":
+			default:
+				return true
+			}
+		}
+	}
+	rules := append(slices.Clone(e.in.RuleSet.DomainRules), e.in.RuleSet.EncodingRules...)
+	for _, r := range rules {
+		if r.Disabled || !slices.Contains(e.cfg.MaskingRuleTypes, r.Type) {
+			continue
+		}
+		if r.Kind != "" && r.Kind != "TRANSFORM" {
+			continue
+		}
+		switch r.Mode {
+		case "", "WRITE", "WRITEREAD":
+		default:
+			continue
+		}
+		if r.Type == "ENCRYPT_PAYLOAD" || len(r.Tags) == 0 {
+			return true
+		}
+		for _, t := range r.Tags {
+			if slices.Contains(fi.tags, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkNewWithConsumers: PII_NEW_FIELD_WITH_CONSUMERS.
+func checkNewWithConsumers(e *evaluation) []Finding {
+	if e.in.Previous == nil {
+		return nil
+	}
+	consumers := slices.Clone(e.in.Consumers)
+	slices.Sort(consumers)
+	consumers = slices.Compact(slices.DeleteFunc(consumers, func(s string) bool { return strings.TrimSpace(s) == "" }))
+	if len(consumers) == 0 {
+		return nil
+	}
+	var out []Finding
+	for _, fi := range e.current {
+		if !fi.isNew {
+			continue
+		}
+		var why string
+		switch {
+		case hasAnyTag(fi.tags, e.cfg.PIITags):
+			why = "tagged " + strings.Join(fi.tags, ", ")
+		case fi.best != nil:
+			why = fmt.Sprintf("looks like personal data: %s", fi.best.PatternID)
+		default:
+			continue
+		}
+		noun := "consumer"
+		if len(consumers) > 1 {
+			noun = "consumers"
+		}
+		out = append(out, Finding{Path: fi.f.Path,
+			Message: fmt.Sprintf("new %s (%s) will reach %d existing %s: %s", where(fi), why, len(consumers), noun, strings.Join(consumers, ", ")),
+			Hint:    "tell the consuming teams before they receive personal data, and check that each may process it"})
+	}
+	return out
+}
