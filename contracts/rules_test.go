@@ -153,3 +153,41 @@ func TestEveryRuleHasACase(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsAreSchemaFieldPaths: every field a contract reads that the
+// schema has is named by the path compat.Fields gives it, so lineage,
+// deprecations and PII tags (all keyed by compat.Field paths) line up.
+func TestReadsAreSchemaFieldPaths(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join("testdata", "pacts", "*.want.json"))
+	for _, wantPath := range cases {
+		name := strings.TrimSuffix(filepath.Base(wantPath), ".want.json")
+		t.Run(name, func(t *testing.T) {
+			base := filepath.Join("testdata", "pacts", name)
+			path, typ := schemaFile(t, base)
+			s, err := contracts.ReadSchemaFile(path, typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields := compat.Fields(s)
+			if fields == nil {
+				t.Skipf("%s does not list fields yet", typ)
+			}
+			known := map[string]bool{}
+			for _, f := range fields {
+				known[f.Path] = true
+			}
+			got := runCase(t, name)
+			missing := map[string]bool{}
+			for _, f := range got.Findings {
+				if f.RuleID == contracts.RuleFieldMissing {
+					missing[f.Path] = true
+				}
+			}
+			for _, r := range got.Reads {
+				if !known[r] && !missing[r] {
+					t.Errorf("read %s is not a compat.Fields path of %s", r, path)
+				}
+			}
+		})
+	}
+}

@@ -250,6 +250,9 @@ func orUnknown(s string) string {
 // value without the properties a field rule already reported, for
 // decoding; ok false when nothing is left to decode.
 func (w *walker) walk(value any, n *node, path string, item []itemStep) (any, bool) {
+	if b, seg, ok := n.pick(value); ok {
+		n, path = b, path+seg
+	}
 	switch t := value.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
@@ -258,16 +261,16 @@ func (w *walker) walk(value any, n *node, path string, item []itemStep) (any, bo
 			childItem := appendStep(item, itemStep{name: k, index: -1})
 			s := &site{consumer: w.res.Consumer, now: w.vf.opts.Now, value: t[k], rule: ruleFor(w.in.Rules, childItem)}
 			if f := n.lookup(k); f != nil {
-				s.f, s.path = f, path+"."+f.name
+				s.f, s.path = f, n.childPath(path, f.name)
 				s.present = f.present || n.requires(k)
 				s.schemaDeprecated = f.deprecated || w.vf.view.fields[s.path].Deprecated
 			} else if vn := n.valueNode(); vn != nil {
-				s.f, s.path, s.present, s.element = &field{name: "{}", node: vn}, path+"{}", true, true
+				s.f, s.path, s.present, s.element = &field{name: "{}", node: vn}, n.valuePath(path), true, true
 			} else if free {
 				out[k] = t[k] // free-form object: nothing to check
 				continue
 			} else {
-				s.path = path + "." + k
+				s.path = n.childPath(path, k)
 			}
 			if !s.element {
 				w.reads[s.path] = true
@@ -304,7 +307,7 @@ func (w *walker) walk(value any, n *node, path string, item []itemStep) (any, bo
 		for i, e := range t {
 			childItem := appendStep(item, itemStep{index: i})
 			s := &site{consumer: w.res.Consumer, now: w.vf.opts.Now, value: e, rule: ruleFor(w.in.Rules, childItem),
-				f: &field{name: "[]", node: items}, path: path + "[]", present: true, element: true}
+				f: &field{name: "[]", node: items}, path: n.itemPath(path), present: true, element: true}
 			if !w.runSite(s) {
 				continue
 			}

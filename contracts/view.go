@@ -106,6 +106,14 @@ type node struct {
 	// anyOf/oneOf; all the parts of an allOf. Their fields, items and enum
 	// values are looked up lazily, so recursive types need no copying.
 	union, all []*node
+	// pathBase, when set, is the path the node's fields hang from
+	// instead of the path that led to it: compat/protobuf lists the
+	// fields of a message of the schema's own file under the message's
+	// name (".Parcel.barcode"), however it is reached.
+	pathBase string
+	// flat is true when array items and map values add no path segment
+	// (Protobuf repeated and map fields); otherwise "[]" and "{}".
+	flat bool
 	// branches names an Avro union's branches as its JSON encoding does
 	// ({"string": "x"}, {"com.acme.Address": {…}}).
 	branches map[string]*node
@@ -197,6 +205,95 @@ func (n *node) unwrap(v any) (inner any, key string, ok bool) {
 		}
 	}
 	return v, "", false
+}
+
+// childPath is the path of field name of the object node n reached at path.
+func (n *node) childPath(path, name string) string {
+	if n.pathBase != "" {
+		return n.pathBase + "." + name
+	}
+	return path + "." + name
+}
+
+// itemPath and valuePath extend path to a list item or map value of n.
+func (n *node) itemPath(path string) string {
+	if n.flat {
+		return path
+	}
+	return path + "[]"
+}
+
+func (n *node) valuePath(path string) string {
+	if n.flat {
+		return path
+	}
+	return path + "{}"
+}
+
+// pick chooses the Avro union branch an example value takes and the path
+// segment compat/avro adds for it ("<com.acme.Address>" for a branch that
+// holds record fields); ok false when n is not an Avro union or no branch
+// has v's kind.
+func (n *node) pick(v any) (b *node, seg string, ok bool) {
+	if n.branches == nil {
+		return nil, "", false
+	}
+	vk := kindOf(v)
+	var best *node
+	for _, c := range n.union {
+		if c.kinds&vk == 0 && !(vk == kInt && c.kinds&kNumber != 0) {
+			continue
+		}
+		if best == nil {
+			best = c
+		}
+		if obj, isObj := v.(map[string]any); isObj && c.fields != nil {
+			all := true
+			for k := range obj {
+				if c.fields[k] == nil {
+					all = false
+					break
+				}
+			}
+			if all {
+				best = c
+				break
+			}
+		}
+	}
+	if best == nil {
+		return nil, "", false
+	}
+	if avroHasFields(best) {
+		seg = "<" + best.typ + ">"
+	}
+	return best, seg, true
+}
+
+// avroHasFields mirrors compat/avro: a branch holds record fields when it
+// is a record, or an array, map or union of something that does.
+func avroHasFields(n *node) bool {
+	return avroHasFieldsD(n, 0)
+}
+
+func avroHasFieldsD(n *node, d int) bool {
+	if d > maxDepth {
+		return false
+	}
+	switch {
+	case n.fields != nil:
+		return true
+	case n.items != nil:
+		return avroHasFieldsD(n.items, d+1)
+	case n.values != nil:
+		return avroHasFieldsD(n.values, d+1)
+	}
+	for _, b := range n.union {
+		if avroHasFieldsD(b, d+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolve finds the field at a schema path (".a.b", "[]" items, "{}" map

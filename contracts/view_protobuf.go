@@ -38,7 +38,8 @@ func (v *view) buildProtobuf(s *protobuf.Schema, message string) error {
 			return fmt.Errorf("contracts: %w", err)
 		}
 	}
-	v.root = protoMessageNode(md, map[protoreflect.FullName]*node{})
+	b := &protoBuilder{file: fd, memo: map[protoreflect.FullName]*node{}}
+	v.root = b.message(md)
 	v.decode = func(example any) []decodeProblem {
 		b, err := json.Marshal(example)
 		if err != nil {
@@ -71,21 +72,36 @@ func cleanProtoErr(err error) string {
 	return strings.TrimPrefix(s, "proto: ")
 }
 
-func protoMessageNode(md protoreflect.MessageDescriptor, memo map[protoreflect.FullName]*node) *node {
-	if n, ok := memo[md.FullName()]; ok {
+// protoBuilder builds the nodes of one schema file's messages.
+type protoBuilder struct {
+	file protoreflect.FileDescriptor
+	memo map[protoreflect.FullName]*node
+}
+
+func (b *protoBuilder) message(md protoreflect.MessageDescriptor) *node {
+	if n, ok := b.memo[md.FullName()]; ok {
 		return n
 	}
 	if n := wellKnownNode(md.FullName()); n != nil {
 		return n
 	}
 	n := &node{kinds: kObject, typ: string(md.FullName()), fields: map[string]*field{}}
-	memo[md.FullName()] = n
+	if md.ParentFile() != nil && md.ParentFile().Path() == b.file.Path() {
+		// compat/protobuf lists this file's messages under their names
+		// relative to the package; imported ones through the field.
+		local := strings.TrimPrefix(string(md.FullName()), string(b.file.Package())+".")
+		if b.file.Package() == "" {
+			local = string(md.FullName())
+		}
+		n.pathBase = "." + local
+	}
+	b.memo[md.FullName()] = n
 	fields := md.Fields()
 	for i := 0; i < fields.Len(); i++ {
 		fd := fields.Get(i)
 		f := &field{
 			name:    string(fd.Name()),
-			node:    protoFieldNode(fd, memo),
+			node:    b.field(fd),
 			present: fd.ContainingOneof() == nil || fd.ContainingOneof().IsSynthetic(),
 		}
 		if o, ok := fd.Options().(*descriptorpb.FieldOptions); ok && o.GetDeprecated() {
@@ -97,18 +113,18 @@ func protoMessageNode(md protoreflect.MessageDescriptor, memo map[protoreflect.F
 	return n
 }
 
-func protoFieldNode(fd protoreflect.FieldDescriptor, memo map[protoreflect.FullName]*node) *node {
+func (b *protoBuilder) field(fd protoreflect.FieldDescriptor) *node {
 	if fd.IsMap() {
-		return &node{kinds: kObject, typ: "map", open: true, values: protoKindNode(fd.MapValue(), memo)}
+		return &node{kinds: kObject, typ: "map", open: true, flat: true, values: b.kind(fd.MapValue())}
 	}
-	el := protoKindNode(fd, memo)
+	el := b.kind(fd)
 	if fd.IsList() {
-		return &node{kinds: kArray, typ: "repeated " + el.typeName(), items: el}
+		return &node{kinds: kArray, typ: "repeated " + el.typeName(), flat: true, items: el}
 	}
 	return el
 }
 
-func protoKindNode(fd protoreflect.FieldDescriptor, memo map[protoreflect.FullName]*node) *node {
+func (b *protoBuilder) kind(fd protoreflect.FieldDescriptor) *node {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		return &node{kinds: kBool, typ: "bool"}
@@ -138,7 +154,7 @@ func protoKindNode(fd protoreflect.FieldDescriptor, memo map[protoreflect.FullNa
 		}
 		return n
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return protoMessageNode(fd.Message(), memo)
+		return b.message(fd.Message())
 	}
 	return &node{kinds: kAny, typ: fd.Kind().String()}
 }
