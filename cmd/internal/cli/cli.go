@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/contracts"
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
 )
@@ -49,6 +50,7 @@ func NewRootCommand(env Env) *cobra.Command {
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
+		contracts.NewCommand("contracts", contracts.Deps{ErrViolations: ErrViolations}),
 	)
 	return root
 }
