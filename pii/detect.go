@@ -89,7 +89,8 @@ var suffixMeta = wordSet("count", "counts", "cnt", "num", "verified", "verificat
 	"policy", "required", "visible", "visibility", "source", "label", "id", "ids", "uuid", "key", "index", "idx",
 	"field", "column", "error", "errors", "reason", "score", "risk", "reputation", "country", "isp", "asn",
 	"range", "mask", "prefix", "port", "allowlist", "whitelist", "blacklist", "blocklist", "ttl", "regex",
-	"pattern", "validator", "rule", "rules", "config", "settings", "setting", "exists", "present", "missing")
+	"pattern", "validator", "rule", "rules", "config", "settings", "setting", "exists", "present", "missing",
+	"result", "results", "check", "checked", "match", "matched", "precision", "accuracy")
 
 // personWords, as the parent of a bare "name" field, make it a person's
 // name: customer.name, patient.name.
@@ -316,7 +317,14 @@ func (d *Detector) Detect(f compat.Field) []Match {
 // ("customer.name") as PII_PERSON_NAME with Medium confidence.
 func (d *Detector) personName(f compat.Field, kind Kind, best map[int]Match) {
 	parent := Tokens(lastSegment(parentPath(f.Path)))
-	if !anyIn(parent, personWords) {
+	person := false
+	var buf [4]string
+	for _, w := range parent {
+		for _, form := range forms(w, buf[:0]) {
+			person = person || personWords[form]
+		}
+	}
+	if !person {
 		return
 	}
 	i := slices.IndexFunc(d.patterns, func(p Pattern) bool { return p.ID == "PII_PERSON_NAME" })

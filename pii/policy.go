@@ -321,14 +321,15 @@ func where(fi fieldInfo) string {
 
 func tagHint(f compat.Field, tag string) string {
 	return fmt.Sprintf(`tag it %s: inline ("confluent:tags": [%q] in Avro and JSON Schema, [(confluent.field_meta).tags = %q] in Protobuf) or in metadata.tags ({%q: [%q]}); if it is not personal data, record a dismissal with a reason`,
-		tag, tag, tag, "**."+lastName(ConfluentName(f)), tag)
+		tag, tag, tag, ConfluentName(f), tag)
 }
 
-func lastName(full string) string {
-	if i := strings.LastIndexByte(full, '.'); i >= 0 {
-		return full[i+1:]
+// joinOr joins words as "a, b or c".
+func joinOr(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
 	}
-	return full
+	return strings.Join(ws[:len(ws)-1], ", ") + " or " + ws[len(ws)-1]
 }
 
 // checkUntagged: PII_UNTAGGED.
@@ -340,7 +341,7 @@ func checkUntagged(e *evaluation) []Finding {
 		}
 		if pt := e.prevTags[fi.f.Path]; hasAnyTag(pt, e.cfg.PIITags) {
 			out = append(out, Finding{Path: fi.f.Path,
-				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where(fi), strings.Join(pt, ", "), strings.Join(e.cfg.PIITags, " or ")),
+				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where(fi), strings.Join(pt, ", "), joinOr(e.cfg.PIITags)),
 				Hint:    tagHint(fi.f, firstTag(pt, e.cfg.PIITags))})
 			continue
 		}
@@ -352,7 +353,7 @@ func checkUntagged(e *evaluation) []Finding {
 			adj = ""
 		}
 		out = append(out, Finding{Path: fi.f.Path,
-			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where(fi), fi.best.PatternID, fi.best.Confidence, fi.best.Reason, strings.Join(e.cfg.PIITags, " or ")),
+			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where(fi), fi.best.PatternID, fi.best.Confidence, fi.best.Reason, joinOr(e.cfg.PIITags)),
 			Hint:    tagHint(fi.f, e.cfg.PIITags[0])})
 	}
 	return out
@@ -381,7 +382,7 @@ func checkUnmasked(e *evaluation) []Finding {
 		out = append(out, Finding{Path: fi.f.Path,
 			Message: fmt.Sprintf("%s is tagged %s, which this subject requires masked, and has no encryption, masking or tokenization marker", where(fi), strings.Join(fi.tags, ", ")),
 			Hint: fmt.Sprintf(`add a domain rule of type %s with tags [%q] to the ruleSet (mode WRITE or WRITEREAD), set the field property %q, or tag the field %s`,
-				strings.Join(e.cfg.MaskingRuleTypes, ", "), firstTag(fi.tags, e.cfg.MaskTags), e.cfg.MaskingProps[0], strings.Join(e.cfg.MaskingTags, ", "))})
+				joinOr(e.cfg.MaskingRuleTypes), firstTag(fi.tags, e.cfg.MaskTags), e.cfg.MaskingProps[0], joinOr(e.cfg.MaskingTags))})
 	}
 	return out
 }
