@@ -2,8 +2,8 @@ package upcast_test
 
 import (
 	"io"
-	"math/big"
 	"log/slog"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
