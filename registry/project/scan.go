@@ -69,7 +69,7 @@ func (p *Project) load(ctx context.Context, t tree) ([]*Schema, error) {
 	for _, f := range files {
 		present[f] = true
 	}
-	r := &resolver{t: t, present: present, texts: map[string]string{}, files: files}
+	r := &resolver{t: t, exists: func(f string) bool { return present[f] }, texts: map[string]string{}, files: files}
 	var out []*Schema
 	for _, f := range files {
 		m := p.Config.mappingFor(f)
@@ -247,8 +247,9 @@ func recordName(s *Schema) (string, error) {
 
 // resolver reads files of one tree and finds the files a schema depends on.
 type resolver struct {
-	t       tree
-	present map[string]bool
+	t      tree
+	exists func(file string) bool
+	// files are the candidates for Avro named types, in path order.
 	files   []string
 	texts   map[string]string
 	avroIdx map[string]string // Avro full name → defining file
@@ -318,7 +319,7 @@ func (r *resolver) refs(ctx context.Context, s *Schema, file, text string) ([]re
 		for _, m := range protoImportRe.FindAllStringSubmatch(text, -1) {
 			for _, root := range roots {
 				cand := path.Clean(path.Join(root, m[1]))
-				if r.present[cand] {
+				if r.exists(cand) {
 					out = append(out, ref{name: m[1], file: cand})
 					break
 				}
@@ -341,7 +342,7 @@ func (r *resolver) refs(ctx context.Context, s *Schema, file, text string) ([]re
 			}
 			seen[u] = true
 			cand := path.Clean(path.Join(path.Dir(file), u))
-			if r.present[cand] {
+			if r.exists(cand) {
 				out = append(out, ref{name: u, file: cand})
 			}
 		})

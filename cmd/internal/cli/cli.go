@@ -11,9 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/check"
 	"github.com/charter-dev/charter/cmd/internal/command/contracts"
+	"github.com/charter-dev/charter/cmd/internal/command/diff"
+	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
+	"github.com/charter-dev/charter/cmd/internal/command/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
+	"github.com/charter-dev/charter/registry/policy"
 )
 
 // Exit codes, as in STYLE: 1 when a command found violations, 2 for any
@@ -25,8 +30,9 @@ const (
 )
 
 // ErrViolations is returned by commands that printed findings (compat
-// checks, policy checks); the process then exits 1.
-var ErrViolations = errors.New("violations found")
+// checks, policy checks); the process then exits 1. It is
+// policy.ErrFailed, which the gate commands return.
+var ErrViolations = policy.ErrFailed
 
 // Env is what the command tree talks to.
 type Env struct {
@@ -51,6 +57,10 @@ func NewRootCommand(env Env) *cobra.Command {
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
 		contracts.NewCommand("contracts", contracts.Deps{ErrViolations: ErrViolations}),
+		initcmd.NewCommand("init"),
+		check.NewCommand("check"),
+		diff.NewCommand("diff"),
+		rules.NewCommand("rules"),
 	)
 	return root
 }

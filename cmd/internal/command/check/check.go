@@ -1,0 +1,226 @@
+// Package check is the `charter check` command: the schema gate for
+// laptops and CI. It compares the working tree's schemas (mapped by
+// charter.yaml) with a baseline and prints every finding.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/registry/project"
+)
+
+// Environment variables read by `charter check`; the flags beat them.
+const (
+	EnvRegistryURL = "CHARTER_REGISTRY_URL"
+	EnvToken       = "CHARTER_TOKEN"
+)
+
+// ErrNoBaseline is returned when neither --against nor a registry URL
+// says what to compare with.
+var ErrNoBaseline = errors.New("no baseline to compare with")
+
+// Evaluators returns the governance gates `charter check` runs after the
+// compatibility checks. Consumer contracts, PII policy, deprecation TTLs,
+// ownership and semantic versions plug in here as project.Evaluator
+// functions, each producing policy.Findings, when their packages land.
+func Evaluators() []project.Evaluator { return nil }
+
+type options struct {
+	against     string
+	config      string
+	dir         string
+	format      string
+	color       string
+	summaryFile string
+	githubOut   string
+	pathPrefix  string
+	registry    string
+	token       string
+}
+
+// NewCommand returns the check command.
+func NewCommand(name string) *cobra.Command {
+	var o options
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Check the working tree's schemas against a baseline (exit 1 on errors)",
+		Long: `Check every schema that charter.yaml maps against a baseline: each subject at its
+compatibility level, plus the project rules (schemas that do not parse, subjects
+that change format or disappear). Every finding is reported, not just the first.
+
+The baseline is --against git:REF (a commit of this repository; no registry
+needed), --against dir:PATH (another checkout), or the registry: --against
+registry, or no --against when a registry URL is set (--registry,
+` + EnvRegistryURL + ` or charter.yaml's registry).
+
+Exit codes: 0 pass (warnings and notices allowed), 1 at least one error
+finding, 2 usage, configuration or I/O error.`,
+		Example: `  # Compare with the main branch, no registry needed
+  charter check --against git:main
+
+  # Compare with the previous commit, as GitHub annotations plus a summary
+  charter check --against git:HEAD~1 --format github --summary-file "$GITHUB_STEP_SUMMARY"
+
+  # Compare with the registry named in charter.yaml, as JSON
+  charter check --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return run(cmd.Context(), cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.against, "against", "", "baseline: git:REF, dir:PATH or registry (default: the registry when one is set)")
+	f.StringVar(&o.config, "config", "", "path of charter.yaml (default: found in --dir or its parents)")
+	f.StringVarP(&o.dir, "dir", "C", ".", "directory to run in")
+	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames())
+	f.StringVar(&o.color, "color", "auto", "colour the text format: auto (a terminal without NO_COLOR), always or never")
+	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
+	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
+	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif and markdown output (default: the project's directory in its git repository)")
+	f.StringVar(&o.registry, "registry", "", "registry URL (default $"+EnvRegistryURL+", then charter.yaml's registry)")
+	f.StringVar(&o.token, "token", "", "bearer token for the registry (default $"+EnvToken+")")
+	return cmd
+}
+
+func run(ctx context.Context, stdout io.Writer, o options) error {
+	format, err := render.ParseFormat(o.format)
+	if err != nil {
+		return err
+	}
+	color, err := useColor(o.color, stdout)
+	if err != nil {
+		return err
+	}
+	p, err := loadProject(o.config, o.dir)
+	if err != nil {
+		return err
+	}
+	baseline, err := baselineFor(p, o)
+	if err != nil {
+		return err
+	}
+	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, Evaluators: Evaluators()})
+	if err != nil {
+		return err
+	}
+	prefix := o.pathPrefix
+	if prefix == "" {
+		prefix = project.RepoPrefix(ctx, p.Root)
+	}
+	version, _ := buildinfo.Get()
+	ro := render.Options{Color: color, ToolVersion: version, PathPrefix: prefix}
+	if err := render.Check(stdout, format, res, ro); err != nil {
+		return err
+	}
+	if o.summaryFile != "" {
+		if err := appendTo(o.summaryFile, func(w io.Writer) error { return render.Check(w, render.Markdown, res, ro) }); err != nil {
+			return err
+		}
+	}
+	if o.githubOut != "" {
+		if err := appendTo(o.githubOut, func(w io.Writer) error { return writeOutputs(w, res) }); err != nil {
+			return err
+		}
+	}
+	if res.Failed() {
+		return policy.ErrFailed
+	}
+	return nil
+}
+
+// loadProject loads --config, or finds charter.yaml from dir upwards.
+func loadProject(config, dir string) (*project.Project, error) {
+	if config != "" {
+		return project.Load(config)
+	}
+	return project.Find(dir)
+}
+
+// baselineFor picks the baseline: --against, else the registry.
+func baselineFor(p *project.Project, o options) (project.Baseline, error) {
+	if o.against != "" && o.against != "registry" && !strings.HasPrefix(o.against, "registry:") {
+		return project.ParseAgainst(o.against)
+	}
+	url := strings.TrimPrefix(strings.TrimPrefix(o.against, "registry"), ":")
+	for _, u := range []string{url, o.registry, os.Getenv(EnvRegistryURL), p.Config.Registry} {
+		if u != "" {
+			url = u
+			break
+		}
+	}
+	if url == "" {
+		return nil, fmt.Errorf("%w: pass --against git:REF or dir:PATH, or set a registry (--registry, %s or registry: in %s)", ErrNoBaseline, EnvRegistryURL, p.ConfigPath)
+	}
+	token := o.token
+	if token == "" {
+		token = os.Getenv(EnvToken)
+	}
+	var opts []client.Option
+	if token != "" {
+		opts = append(opts, client.WithBearerToken(token))
+	}
+	version, _ := buildinfo.Get()
+	opts = append(opts, client.WithUserAgent("charter/"+version))
+	c, err := client.New(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("registry %q: %w", url, err)
+	}
+	return project.RegistryBaseline(c, url), nil
+}
+
+// useColor decides whether the text format is coloured.
+func useColor(mode string, w io.Writer) (bool, error) {
+	switch mode {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto":
+		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
+	}
+	return false, fmt.Errorf("invalid --color %q: want auto, always or never", mode)
+}
+
+// appendTo appends what write writes to the file at path.
+func appendTo(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open output file: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeOutputs writes the step outputs of the CI action (GitHub's
+// $GITHUB_OUTPUT key=value format).
+func writeOutputs(w io.Writer, r *project.Result) error {
+	result := "passed"
+	if r.Failed() {
+		result = "failed"
+	}
+	_, err := fmt.Fprintf(w, "result=%s\nerrors=%d\nwarnings=%d\nnotices=%d\nsubjects=%d\n",
+		result, r.Count(policy.Error), r.Count(policy.Warning), r.Count(policy.Notice), len(r.Subjects))
+	return err
+}

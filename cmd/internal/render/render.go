@@ -1,0 +1,198 @@
+// Package render prints the results of Charter's gates (`charter check`,
+// `charter diff`) and its rule table in the formats a person or a tool
+// reads:
+//
+//   - text: aligned and grouped by subject, coloured by severity with
+//     lipgloss when Options.Color is set (the command sets it for a
+//     terminal without NO_COLOR);
+//   - json: a stable document described by the JSON Schema [ReportSchema]
+//     (check-report.schema.json in this directory);
+//   - github: GitHub Actions workflow commands (::error file=…,line=…::),
+//     which annotate the pull request's files;
+//   - markdown: a summary table for pull-request comments and
+//     $GITHUB_STEP_SUMMARY;
+//   - sarif: SARIF 2.1.0 for code-scanning UIs.
+package render
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/registry/project"
+)
+
+// Format is an output format.
+type Format string
+
+// The output formats.
+const (
+	Text     Format = "text"
+	JSON     Format = "json"
+	GitHub   Format = "github"
+	Markdown Format = "markdown"
+	SARIF    Format = "sarif"
+)
+
+// Formats lists every format, in documentation order.
+var Formats = []Format{Text, JSON, GitHub, Markdown, SARIF}
+
+// ParseFormat accepts a format name in any letter case ("md" for
+// markdown). The error names the accepted values.
+func ParseFormat(s string) (Format, error) {
+	f := Format(strings.ToLower(strings.TrimSpace(s)))
+	if f == "md" {
+		f = Markdown
+	}
+	for _, known := range Formats {
+		if f == known {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("invalid --format %q: want one of %s", s, FormatNames())
+}
+
+// FormatNames returns "text, json, github, markdown, sarif".
+func FormatNames() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// ReportSchema is the JSON Schema (draft 2020-12) of the json format of
+// [Check].
+//
+//go:embed check-report.schema.json
+var ReportSchema []byte
+
+// ReportSchemaVersion is the "schemaVersion" of the json format; it
+// changes only when a field is removed or changes meaning.
+const ReportSchemaVersion = 1
+
+// Options tune rendering.
+type Options struct {
+	// Color turns on ANSI colours in the text format.
+	Color bool
+	// Title names the gate in the text, markdown and github formats:
+	// "Charter schema check" when empty.
+	Title string
+	// ToolVersion is Charter's version, written in json and sarif.
+	ToolVersion string
+	// PathPrefix is put before every file path in the github and sarif
+	// formats, which want paths relative to the repository root: the
+	// project directory relative to the repository ("services/orders/"),
+	// "" when the project is the repository root.
+	PathPrefix string
+}
+
+func (o Options) title() string {
+	if o.Title == "" {
+		return "Charter schema check"
+	}
+	return o.Title
+}
+
+// Check writes a check result in format f.
+func Check(w io.Writer, f Format, r *project.Result, o Options) error {
+	var err error
+	switch f {
+	case Text:
+		err = checkText(w, r, o)
+	case JSON:
+		err = checkJSON(w, r, o)
+	case GitHub:
+		err = checkGitHub(w, r, o)
+	case Markdown:
+		err = checkMarkdown(w, r, o)
+	case SARIF:
+		err = checkSARIF(w, r, o)
+	default:
+		return fmt.Errorf("render: unknown format %q", f)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s output: %w", f, err)
+	}
+	return nil
+}
+
+// counts are the findings of a result by severity.
+type counts struct{ errors, warnings, notices int }
+
+func countOf(r *project.Result) counts {
+	return counts{r.Count(policy.Error), r.Count(policy.Warning), r.Count(policy.Notice)}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func (c counts) String() string {
+	return plural(c.errors, "error", "errors") + ", " + plural(c.warnings, "warning", "warnings") + ", " + plural(c.notices, "notice", "notices")
+}
+
+// statusLine summarizes the subjects: "7 subjects: 3 changed, 2 unchanged, 1 added, 1 removed".
+func statusLine(r *project.Result) string {
+	order := []project.Status{project.StatusChanged, project.StatusUnchanged, project.StatusAdded, project.StatusRemoved, project.StatusInvalid}
+	n := map[project.Status]int{}
+	for _, s := range r.Subjects {
+		n[s.Status]++
+	}
+	var parts []string
+	for _, st := range order {
+		if n[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+		}
+	}
+	line := plural(len(r.Subjects), "subject", "subjects")
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return line
+}
+
+// location is "file:line", "file", or "".
+func location(f policy.Finding, prefix string) string {
+	if f.File == "" {
+		return ""
+	}
+	if f.Line > 0 {
+		return fmt.Sprintf("%s%s:%d", prefix, f.File, f.Line)
+	}
+	return prefix + f.File
+}
+
+// detail is what a finding adds after its message: the direction and the
+// baseline version of a compatibility finding, the consumer of a contract
+// finding.
+func detail(f policy.Finding) string {
+	var parts []string
+	if f.Direction != "" {
+		parts = append(parts, strings.ToLower(f.Direction))
+	}
+	if f.Version > 0 {
+		parts = append(parts, fmt.Sprintf("against version %d", f.Version))
+	}
+	if f.Consumer != "" {
+		parts = append(parts, "consumer "+f.Consumer)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// groups splits sorted findings by subject, keeping their order.
+func groups(fs []policy.Finding) [][]policy.Finding {
+	var out [][]policy.Finding
+	for i, f := range fs {
+		if i == 0 || f.Subject != fs[i-1].Subject {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], f)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charter-dev/charter/registry/project"
+)
+
+// Rules writes the rule table: text (aligned columns ID, FORMAT,
+// CATEGORY, SEVERITY, PURPOSE), json ({"rules": [...]}) or markdown (a
+// table, as docs/rules.md would hold it). github and sarif are refused.
+func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
+	var b strings.Builder
+	switch f {
+	case Text:
+		st := newStyles(w, o.Color)
+		idW, fmtW, catW := len("ID"), len("FORMAT"), len("CATEGORY")
+		for _, r := range rules {
+			idW, fmtW, catW = max(idW, len(r.ID)), max(fmtW, len(formatName(r))), max(catW, len(r.Category))
+		}
+		fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", st.subject.Render(pad("ID", idW)), st.subject.Render(pad("FORMAT", fmtW)),
+			st.subject.Render(pad("CATEGORY", catW)), st.subject.Render(pad("SEVERITY", 8)), st.subject.Render("PURPOSE"))
+		for _, r := range rules {
+			fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", st.rule.Render(pad(r.ID, idW)), pad(formatName(r), fmtW), pad(r.Category, catW),
+				st.sev[r.Severity].Render(pad(r.Severity.String(), 8)), r.Purpose)
+		}
+		fmt.Fprintf(&b, "\n%d rules\n", len(rules))
+	case JSON:
+		if rules == nil {
+			rules = []project.RuleInfo{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(struct {
+			Rules []project.RuleInfo `json:"rules"`
+		}{rules}); err != nil {
+			return fmt.Errorf("write json output: %w", err)
+		}
+		return nil
+	case Markdown:
+		b.WriteString("| ID | Format | Category | Severity | Purpose |\n| --- | --- | --- | --- | --- |\n")
+		for _, r := range rules {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", code(r.ID), formatName(r), r.Category, r.Severity, cell(r.Purpose))
+		}
+	default:
+		return fmt.Errorf("invalid --format %q for rules: want text, json or markdown", f)
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("write %s output: %w", f, err)
+	}
+	return nil
+}
+
+func formatName(r project.RuleInfo) string {
+	if r.Format == "" {
+		return "any"
+	}
+	return string(r.Format)
+}
