@@ -1,0 +1,378 @@
+package project_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/registry/project/projecttest"
+)
+
+// brief renders a finding as "severity RULE subject file:line path direction".
+func brief(f policy.Finding) string {
+	s := fmt.Sprintf("%s %s %s %s:%d", f.Severity, f.RuleID, f.Subject, f.File, f.Line)
+	if f.Path != "" {
+		s += " " + f.Path
+	}
+	if f.Direction != "" {
+		s += " " + f.Direction
+	}
+	return s
+}
+
+func briefs(fs []policy.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(brief(f) + "\n")
+	}
+	return b.String()
+}
+
+// sampleFindings are the findings of testdata/sample: head against base.
+const sampleFindings = `error PROTO_FIELD_SCALAR_KIND_CHANGED acme.shipping.v1.Shipment proto/acme/shipping/v1/shipment.proto:9 .Shipment.carrier BACKWARD
+warning SUBJECT_REMOVED legacy-value schemas/avro/legacy.avsc:0
+error AVRO_TYPE_MISMATCH orders-value schemas/avro/orders.avsc:6 .id BACKWARD
+error AVRO_READER_FIELD_MISSING_DEFAULT orders-value schemas/avro/orders.avsc:10 .email BACKWARD
+error JSON_COMBINED_TYPE_SUBSCHEMAS_CHANGED payment-value jsonschema/payment.json:8 #/properties/method BACKWARD
+warning JSON_PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL payment-value jsonschema/payment.json:5 #/properties/reference BACKWARD
+notice SUBJECT_ADDED refunds-value schemas/avro/refunds.avsc:0
+`
+
+const sampleSubjects = `acme.shipping.v1.Address PROTOBUF BACKWARD unchanged compared=1 e=0 w=0 n=0
+acme.shipping.v1.Shipment PROTOBUF BACKWARD changed compared=1 e=1 w=0 n=0
+customer-value AVRO BACKWARD unchanged compared=1 e=0 w=0 n=0
+legacy-value AVRO BACKWARD removed compared=0 e=0 w=1 n=0
+orders-value AVRO BACKWARD changed compared=1 e=2 w=0 n=0
+payment-value JSON FULL changed compared=1 e=1 w=1 n=0
+refunds-value AVRO BACKWARD added compared=0 e=0 w=0 n=1
+`
+
+func subjectLines(r *project.Result) string {
+	var b strings.Builder
+	for _, s := range r.Subjects {
+		fmt.Fprintf(&b, "%s %s %s %s compared=%d e=%d w=%d n=%d\n", s.Subject, s.Format, s.Level, s.Status, s.Compared, s.Errors, s.Warnings, s.Notices)
+	}
+	return b.String()
+}
+
+func mustFind(t *testing.T, dir string) *project.Project {
+	t.Helper()
+	p, err := project.Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckAgainstDir(t *testing.T) {
+	t.Parallel()
+	p := mustFind(t, "testdata/sample/head")
+	res, err := project.Check(context.Background(), p, project.Options{Baseline: project.DirBaseline("../base")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := briefs(res.Findings); got != sampleFindings {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, sampleFindings)
+	}
+	if got := subjectLines(res); got != sampleSubjects {
+		t.Errorf("subjects:\n%s\nwant:\n%s", got, sampleSubjects)
+	}
+	if res.Against != "dir:../base" || !res.Failed() || res.Passed() {
+		t.Errorf("against %q failed %v", res.Against, res.Failed())
+	}
+	// Messages and hints are split at "; " and both are kept.
+	for _, f := range res.Findings {
+		if f.Message == "" || f.Hint == "" || strings.Contains(f.Message, "; ") {
+			t.Errorf("finding %s: message %q hint %q", brief(f), f.Message, f.Hint)
+		}
+	}
+}
+
+// TestCheckAgainstGit drives a real repository with two commits (base,
+// then head) through GitBaseline("HEAD~1"), with the project in a
+// subdirectory of the repository.
+func TestCheckAgainstGit(t *testing.T) {
+	t.Parallel()
+	base, head := t.TempDir(), t.TempDir()
+	projecttest.CopyTree(t, "testdata/sample/base", filepath.Join(base, "services", "sales"))
+	projecttest.CopyTree(t, "testdata/sample/head", filepath.Join(head, "services", "sales"))
+	// A file outside the project must not be read.
+	if err := os.WriteFile(filepath.Join(base, "outside.avsc"), []byte(`{"type":"record","name":"X","fields":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo := projecttest.GitRepo(t, base, head)
+	p := mustFind(t, filepath.Join(repo, "services", "sales"))
+	res, err := project.Check(context.Background(), p, project.Options{Baseline: project.GitBaseline("HEAD~1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := briefs(res.Findings); got != sampleFindings {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, sampleFindings)
+	}
+	if got := subjectLines(res); got != sampleSubjects {
+		t.Errorf("subjects:\n%s\nwant:\n%s", got, sampleSubjects)
+	}
+	if got := project.RepoPrefix(context.Background(), p.Root); got != "services/sales/" {
+		t.Errorf("RepoPrefix = %q, want services/sales/", got)
+	}
+	// HEAD against itself: every subject unchanged, no finding.
+	res, err = project.Check(context.Background(), p, project.Options{Baseline: project.GitBaseline("main")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 || res.Failed() {
+		t.Errorf("HEAD against main: %s", briefs(res.Findings))
+	}
+	for _, s := range res.Subjects {
+		if s.Status != project.StatusUnchanged {
+			t.Errorf("%s: status %s, want unchanged", s.Subject, s.Status)
+		}
+	}
+	// Unknown revisions and directories outside git are errors, not findings.
+	if _, err := project.Check(context.Background(), p, project.Options{Baseline: project.GitBaseline("no-such-branch")}); err == nil ||
+		!strings.Contains(err.Error(), `git revision "no-such-branch" not found`) {
+		t.Errorf("unknown revision: %v", err)
+	}
+	notRepo := t.TempDir()
+	projecttest.CopyTree(t, "testdata/sample/head", notRepo)
+	if _, err := project.Check(context.Background(), mustFind(t, notRepo), project.Options{Baseline: project.GitBaseline("HEAD")}); err == nil ||
+		!strings.Contains(err.Error(), "is not in a git work tree") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("outside git: %v", err)
+	}
+}
+
+func TestParseAgainst(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want, err string }{
+		{"git:main", "git:main", ""},
+		{"git:HEAD~1", "git:HEAD~1", ""},
+		{"dir:../old", "dir:../old", ""},
+		{"git:", "", "invalid --against"},
+		{"main", "", "invalid --against"},
+		{"svn:1", "", "invalid --against"},
+	} {
+		b, err := project.ParseAgainst(tc.in)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseAgainst(%q) error %v, want %q", tc.in, err, tc.err)
+		case tc.err == "" && (err != nil || b.String() != tc.want):
+			t.Errorf("ParseAgainst(%q) = %v, %v; want %s", tc.in, b, err, tc.want)
+		}
+	}
+	if _, err := project.GitBaseline("--output=x").Load(context.Background(), mustFind(t, "testdata/sample/head"), nil); err == nil {
+		t.Error("a revision that looks like an option was accepted")
+	}
+}
+
+// TestEvaluators plugs a governance gate in: its findings get the
+// project's severity overrides and the file and line of their path.
+func TestEvaluators(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"charter.yaml": `version: 1
+schemas:
+  - files: "*.avsc"
+overrides:
+  - subject: "quiet-*"
+    severity: {PII_UNTAGGED: "off"}
+  - subject: "orders-value"
+    severity: {"PII_*": error}
+`,
+		"orders.avsc":  "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[\n  {\"name\":\"id\",\"type\":\"string\"},\n  {\"name\":\"email\",\"type\":\"string\"}\n]}\n",
+		"quiet-x.avsc": `{"type":"record","name":"Q","fields":[{"name":"email","type":"string"}]}`,
+	})
+	pii := func(_ context.Context, in *project.Input) ([]policy.Finding, error) {
+		var out []policy.Finding
+		for _, s := range in.Subjects {
+			for _, f := range s.Fields() {
+				if f.Name == "email" {
+					out = append(out, policy.Finding{RuleID: "PII_UNTAGGED", Severity: policy.Warning, Subject: s.Name, Path: f.Path, Message: "email is not tagged PII"})
+				}
+			}
+		}
+		return out, nil
+	}
+	p := mustFind(t, dir)
+	res, err := project.Check(context.Background(), p, project.Options{
+		Baseline:   project.DirBaseline("."),
+		Evaluators: []project.Evaluator{pii},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "error PII_UNTAGGED orders-value orders.avsc:3 .email\n"
+	if got := briefs(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	boom := errors.New("contracts store unreachable")
+	_, err = project.Check(context.Background(), p, project.Options{
+		Baseline:   project.DirBaseline("."),
+		Evaluators: []project.Evaluator{func(context.Context, *project.Input) ([]policy.Finding, error) { return nil, boom }},
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("evaluator error: %v", err)
+	}
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCheckProjectRules covers the project rules and levels on small
+// trees: each case is a baseline and a working tree.
+func TestCheckProjectRules(t *testing.T) {
+	t.Parallel()
+	const cfg = "version: 1\nschemas:\n  - files: \"**/*.avsc\"\n  - files: \"**/*.proto\"\n    subject: \"{name}-value\"\n"
+	rec := func(fields string) string {
+		return `{"type":"record","name":"R","namespace":"n","fields":[` + fields + `]}`
+	}
+	tests := []struct {
+		name       string
+		cfg        string
+		base, head map[string]string
+		want       string
+	}{
+		{
+			name: "unparsable working tree file",
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.avsc": "{\"type\":\"record\",\n\"name\":\"R\",\"fields\":[{\"name\":\"x\"}]}"},
+			want: "error SCHEMA_INVALID a-value a.avsc:0\n",
+		},
+		{
+			name: "proto syntax error has its line",
+			base: map[string]string{},
+			head: map[string]string{"p.proto": "syntax = \"proto3\";\nmessage M {\n  int32 x = 1\n}\n"},
+			want: "error SCHEMA_INVALID p-value p.proto:4\n",
+		},
+		{
+			name: "format changed",
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.proto": "syntax = \"proto3\";\nmessage M { int32 x = 1; }\n"},
+			want: "error SUBJECT_FORMAT_CHANGED a-value a.proto:1\n",
+		},
+		{
+			name: "duplicate subject",
+			base: map[string]string{},
+			head: map[string]string{"x/a.avsc": rec(``), "y/a.avsc": rec(``)},
+			want: "error SUBJECT_DUPLICATE a-value y/a.avsc:0\nnotice SUBJECT_ADDED a-value x/a.avsc:0\n",
+		},
+		{
+			name: "unparsable baseline",
+			base: map[string]string{"a.avsc": "{nope"},
+			head: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			want: "warning BASELINE_SCHEMA_INVALID a-value a.avsc:0\n",
+		},
+		{
+			name: "level NONE accepts anything",
+			cfg:  "version: 1\ndefaults: {level: NONE}\nschemas: [{files: \"*.avsc\"}]\n",
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.avsc": rec(`{"name":"y","type":"string"}`)},
+			want: "",
+		},
+		{
+			name: "FORWARD reports the old reader's view",
+			cfg:  "version: 1\ndefaults: {level: FORWARD}\nschemas: [{files: \"*.avsc\"}]\n",
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.avsc": "{\"type\":\"record\",\"name\":\"R\",\"namespace\":\"n\",\"fields\":[\n{\"name\":\"y\",\"type\":\"string\",\"default\":\"\"}]}"},
+			want: "error AVRO_READER_FIELD_MISSING_DEFAULT a-value a.avsc:0 .x FORWARD\n",
+		},
+		{
+			name: "severity off and warning",
+			cfg:  "version: 1\ndefaults: {severity: {SUBJECT_ADDED: \"off\", \"AVRO_*\": warning}}\nschemas: [{files: \"*.avsc\"}]\n",
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.avsc": rec(`{"name":"x","type":"string"}`), "b.avsc": rec(``)},
+			want: "warning AVRO_TYPE_MISMATCH a-value a.avsc:1 .x BACKWARD\n",
+		},
+		{
+			name: "unmapped files are ignored",
+			base: map[string]string{},
+			head: map[string]string{"notes.txt": "hello", "data.json": "{}"},
+			want: "",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := tc.cfg
+			if c == "" {
+				c = cfg
+			}
+			base, head := t.TempDir(), t.TempDir()
+			writeFiles(t, base, tc.base)
+			writeFiles(t, head, tc.head)
+			writeFiles(t, head, map[string]string{"charter.yaml": c})
+			res, err := project.Check(context.Background(), mustFind(t, head), project.Options{Baseline: project.DirBaseline(base)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := briefs(res.Findings); got != tc.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckNeedsBaseline(t *testing.T) {
+	t.Parallel()
+	if _, err := project.Check(context.Background(), mustFind(t, "testdata/sample/head"), project.Options{}); err == nil {
+		t.Error("Check without a baseline succeeded")
+	}
+}
+
+func TestFindNoConfig(t *testing.T) {
+	t.Parallel()
+	_, err := project.Find(t.TempDir())
+	if !errors.Is(err, project.ErrNoConfig) || !strings.Contains(err.Error(), "charter init") {
+		t.Errorf("Find in an empty dir: %v", err)
+	}
+}
+
+func TestDiffFiles(t *testing.T) {
+	t.Parallel()
+	res, err := project.DiffFiles(context.Background(), "testdata/sample/base/schemas/avro/orders.avsc", "testdata/sample/head/schemas/avro/orders.avsc", project.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `error AVRO_TYPE_MISMATCH orders-value testdata/sample/head/schemas/avro/orders.avsc:6 .id BACKWARD
+error AVRO_TYPE_MISMATCH orders-value testdata/sample/head/schemas/avro/orders.avsc:6 .id FORWARD
+error AVRO_TYPE_MISMATCH orders-value testdata/sample/head/schemas/avro/orders.avsc:8 .quantity FORWARD
+error AVRO_READER_FIELD_MISSING_DEFAULT orders-value testdata/sample/head/schemas/avro/orders.avsc:10 .email BACKWARD
+`
+	if got := briefs(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	// Protobuf imports resolve with --import-path; BACKWARD only.
+	res, err = project.DiffFiles(context.Background(), "testdata/sample/base/proto/acme/shipping/v1/shipment.proto", "testdata/sample/head/proto/acme/shipping/v1/shipment.proto",
+		project.DiffOptions{Level: compat.Backward, ImportPaths: []string{"../../.."}, Subject: "shipments"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "error PROTO_FIELD_SCALAR_KIND_CHANGED shipments testdata/sample/head/proto/acme/shipping/v1/shipment.proto:9 .Shipment.carrier BACKWARD\n"
+	if got := briefs(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := project.DiffFiles(context.Background(), "testdata/nope.avsc", "testdata/sample/head/schemas/avro/orders.avsc", project.DiffOptions{}); err == nil {
+		t.Error("missing file: no error")
+	}
+	if _, err := project.DiffFiles(context.Background(), "testdata/sample/base/charter.yaml", "testdata/sample/head/charter.yaml", project.DiffOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "cannot tell the format") {
+		t.Errorf("unknown extension: %v", err)
+	}
+}
