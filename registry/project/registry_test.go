@@ -1,0 +1,150 @@
+package project_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/registry/sqlite"
+)
+
+// newRegistry runs the real registry handler over a fresh SQLite file and
+// returns a client of it.
+func newRegistry(t *testing.T) (*client.Client, string) {
+	t.Helper()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var formats []compat.Format
+	for _, f := range project.DefaultFormats() {
+		formats = append(formats, f)
+	}
+	srv := httptest.NewServer(api.New(registry.NewService(store, formats, registry.WithLogger(log)), api.Options{Logger: log}))
+	t.Cleanup(func() {
+		srv.Close()
+		store.Close()
+	})
+	c, err := client.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, srv.URL
+}
+
+func register(t *testing.T, c *client.Client, subject string, s client.NewSchema) {
+	t.Helper()
+	if _, err := c.Register(t.Context(), subject, s); err != nil {
+		t.Fatalf("register %s: %v", subject, err)
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCheckAgainstRegistry registers testdata/sample/base (with its
+// references) in a real registry and checks the head against it.
+func TestCheckAgainstRegistry(t *testing.T) {
+	t.Parallel()
+	c, url := newRegistry(t)
+	base := "testdata/sample/base/"
+	register(t, c, "customer-value", client.NewSchema{Text: readFile(t, base+"schemas/avro/customer.avsc")})
+	register(t, c, "orders-value", client.NewSchema{Text: readFile(t, base+"schemas/avro/orders.avsc"),
+		References: []client.Reference{{Name: "acme.sales.Customer", Subject: "customer-value", Version: 1}}})
+	register(t, c, "legacy-value", client.NewSchema{Text: readFile(t, base+"schemas/avro/legacy.avsc")})
+	register(t, c, "acme.shipping.v1.Address", client.NewSchema{Type: compat.Protobuf, Text: readFile(t, base+"proto/acme/shipping/v1/address.proto")})
+	register(t, c, "acme.shipping.v1.Shipment", client.NewSchema{Type: compat.Protobuf, Text: readFile(t, base+"proto/acme/shipping/v1/shipment.proto"),
+		References: []client.Reference{{Name: "acme/shipping/v1/address.proto", Subject: "acme.shipping.v1.Address", Version: 1}}})
+	register(t, c, "money", client.NewSchema{Type: compat.JSON, Text: readFile(t, base+"jsonschema/money.json")})
+	register(t, c, "payment-value", client.NewSchema{Type: compat.JSON, Text: readFile(t, base+"jsonschema/payment.json"),
+		References: []client.Reference{{Name: "money.json", Subject: "money", Version: 1}}})
+
+	p := mustFind(t, "testdata/sample/head")
+	res, err := project.Check(context.Background(), p, project.Options{Baseline: project.RegistryBaseline(c, url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As against the directory, less SUBJECT_REMOVED (the registry holds
+	// other projects' subjects too), and with version numbers.
+	want := strings.Replace(sampleFindings, "warning SUBJECT_REMOVED legacy-value schemas/avro/legacy.avsc:0\n", "", 1)
+	if got := briefs(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	for _, f := range res.Findings {
+		if f.Direction != "" && f.Version != 1 {
+			t.Errorf("%s: version %d, want 1", brief(f), f.Version)
+		}
+	}
+	if res.Against != "registry:"+url {
+		t.Errorf("against %q", res.Against)
+	}
+}
+
+func TestCheckAgainstRegistryTransitive(t *testing.T) {
+	t.Parallel()
+	c, url := newRegistry(t)
+	v := func(typ string) string {
+		return `{"type":"record","name":"T","fields":[{"name":"x","type":"` + typ + `"}]}`
+	}
+	register(t, c, "t-value", client.NewSchema{Text: v("int")})
+	register(t, c, "t-value", client.NewSchema{Text: v("long")})
+	for _, tc := range []struct{ level, want string }{
+		{"FORWARD", ""},
+		{"FORWARD_TRANSITIVE", "error AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\n"},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"charter.yaml": "version: 1\ndefaults: {level: " + tc.level + "}\nschemas: [{files: \"*.avsc\"}]\n",
+			"t.avsc":       `{"type":"record","name":"T","fields":[{"name":"x","type":"long"},{"name":"y","type":"int","default":0}]}`,
+		})
+		res, err := project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.RegistryBaseline(c, url)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := briefs(res.Findings); got != tc.want {
+			t.Errorf("%s: findings:\n%s\nwant:\n%s", tc.level, got, tc.want)
+		}
+		wantCompared := 1
+		if strings.HasSuffix(tc.level, "TRANSITIVE") {
+			wantCompared = 2
+		}
+		if res.Subjects[0].Compared != wantCompared {
+			t.Errorf("%s: compared %d versions, want %d", tc.level, res.Subjects[0].Compared, wantCompared)
+		}
+		for _, f := range res.Findings {
+			if f.Version != 1 {
+				t.Errorf("%s: finding against version %d, want 1", tc.level, f.Version)
+			}
+		}
+	}
+}
+
+func TestCheckRegistryUnreachable(t *testing.T) {
+	t.Parallel()
+	c, err := client.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = project.Check(context.Background(), mustFind(t, "testdata/sample/head"), project.Options{Baseline: project.RegistryBaseline(c, "http://127.0.0.1:1")})
+	if err == nil || !strings.Contains(err.Error(), "cannot reach the registry at http://127.0.0.1:1") ||
+		!strings.Contains(err.Error(), "--against git:REF") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unreachable registry: %v", err)
+	}
+}
