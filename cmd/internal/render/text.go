@@ -110,9 +110,9 @@ func checkText(w io.Writer, r *project.Result, o Options) error {
 				b.WriteString("  " + tail)
 			}
 			b.WriteString("\n")
-			b.WriteString(indent + f.Message + "\n")
+			b.WriteString(indent + indented(f.Message, indent) + "\n")
 			if f.Hint != "" {
-				b.WriteString(indent + st.hint.Render("fix:") + " " + f.Hint + "\n")
+				b.WriteString(indent + st.hint.Render("fix:") + " " + indented(f.Hint, indent) + "\n")
 			}
 		}
 		b.WriteString("\n")
@@ -125,4 +125,9 @@ func checkText(w io.Writer, r *project.Result, o Options) error {
 	fmt.Fprintf(&b, "%s: %s in %s, against %s\n", verdict, c, statusLine(r), r.Against)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// indented indents the continuation lines of a multi-line text.
+func indented(s, indent string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+indent)
 }
