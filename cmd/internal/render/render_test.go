@@ -200,7 +200,7 @@ func TestSARIFStructure(t *testing.T) {
 				Level     string `json:"level"`
 				Locations []struct {
 					PhysicalLocation *struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						ArtifactLocation struct{ URI string }     `json:"artifactLocation"`
 						Region           *struct{ StartLine int } `json:"region"`
 					} `json:"physicalLocation"`
 				} `json:"locations"`
