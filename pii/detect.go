@@ -250,9 +250,7 @@ func (d *Detector) Detect(f compat.Field) []Match {
 		return nil
 	}
 	kind := KindOf(f.Type)
-	norm := strings.Join(words, "_")
-	best := map[int]Match{}
-	weak := map[int]bool{} // patterns whose kept name match is a Weak one
+	var best matchSet
 	strong := false
 	d.scan(words, d.names, func(i, at int, ref seqRef) {
 		p := &d.patterns[i]
@@ -263,6 +261,7 @@ func (d *Detector) Detect(f compat.Field) []Match {
 			return
 		}
 		seq := strings.Join(ref.words, "_")
+		norm := strings.Join(words, "_")
 		m := Match{PatternID: p.ID, Category: p.Category, Confidence: p.Confidence, Source: "name", Words: seq,
 			Reason: fmt.Sprintf("name %q contains %q: %s", norm, seq, p.Purpose)}
 		if ref.weak {
@@ -271,38 +270,77 @@ func (d *Detector) Detect(f compat.Field) []Match {
 		} else {
 			strong = true
 		}
-		if keep(best, i, m) {
-			weak[i] = ref.weak
-		}
+		best.keep(i, m, ref.weak)
 	})
 	if strong {
 		// "mac_address" is a MAC address, not a postal one.
-		for i := range best {
-			if weak[i] {
-				delete(best, i)
-			}
-		}
+		best.dropWeak()
 	}
 	if len(words) == 1 && words[0] == "name" {
-		d.personName(f, kind, best)
+		d.personName(f, kind, &best)
 	}
 	if f.Doc != "" {
 		d.scan(docWords(f.Doc), d.docs, func(i, _ int, ref seqRef) {
 			p := &d.patterns[i]
-			if _, named := best[i]; named || p.Kinds&kind == 0 {
+			if best.has(i) || p.Kinds&kind == 0 {
 				return
 			}
 			phrase := strings.Join(ref.words, " ")
-			keep(best, i, Match{PatternID: p.ID, Category: p.Category, Confidence: min(p.Confidence, Medium), Source: "doc",
-				Words: strings.Join(ref.words, "_"), Reason: fmt.Sprintf("doc mentions %q: %s", phrase, p.Purpose)})
+			best.keep(i, Match{PatternID: p.ID, Category: p.Category, Confidence: min(p.Confidence, Medium), Source: "doc",
+				Words: strings.Join(ref.words, "_"), Reason: fmt.Sprintf("doc mentions %q: %s", phrase, p.Purpose)}, false)
 		})
 	}
-	if len(best) == 0 {
+	return best.sorted()
+}
+
+// matchSet keeps the best match per pattern; fields match few patterns,
+// so a slice beats a map.
+type matchSet []matchEntry
+
+type matchEntry struct {
+	pat  int
+	m    Match
+	weak bool // a Weak name match
+}
+
+func (s matchSet) has(pat int) bool {
+	for _, e := range s {
+		if e.pat == pat {
+			return true
+		}
+	}
+	return false
+}
+
+// keep records m for pattern pat unless a more confident match, or an as
+// confident one on at least as many characters, is already kept.
+func (s *matchSet) keep(pat int, m Match, weak bool) {
+	for i := range *s {
+		e := &(*s)[i]
+		if e.pat != pat {
+			continue
+		}
+		if e.m.Confidence > m.Confidence || (e.m.Confidence == m.Confidence && len(e.m.Words) >= len(m.Words)) {
+			return
+		}
+		e.m, e.weak = m, weak
+		return
+	}
+	*s = append(*s, matchEntry{pat, m, weak})
+}
+
+func (s *matchSet) dropWeak() {
+	*s = slices.DeleteFunc(*s, func(e matchEntry) bool { return e.weak })
+}
+
+// sorted returns the matches, highest confidence first, then by ID.
+func (s matchSet) sorted() []Match {
+	if len(s) == 0 {
 		return nil
 	}
-	out := make([]Match, 0, len(best))
-	for _, m := range best {
-		out = append(out, m)
+	out := make([]Match, len(s))
+	for i, e := range s {
+		out[i] = e.m
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].Confidence != out[b].Confidence {
@@ -315,7 +353,7 @@ func (d *Detector) Detect(f compat.Field) []Match {
 
 // personName matches a bare "name" whose parent field names a person
 // ("customer.name") as PII_PERSON_NAME with Medium confidence.
-func (d *Detector) personName(f compat.Field, kind Kind, best map[int]Match) {
+func (d *Detector) personName(f compat.Field, kind Kind, best *matchSet) {
 	parent := Tokens(lastSegment(parentPath(f.Path)))
 	person := false
 	var buf [4]string
@@ -332,19 +370,8 @@ func (d *Detector) personName(f compat.Field, kind Kind, best map[int]Match) {
 		return
 	}
 	p := d.patterns[i]
-	keep(best, i, Match{PatternID: p.ID, Category: p.Category, Confidence: Medium, Source: "name", Words: "name",
-		Reason: fmt.Sprintf("name %q inside %q: %s", "name", strings.Join(parent, "_"), p.Purpose)})
-}
-
-// keep records m for pattern i unless a more confident match, or an as
-// confident one on at least as many characters, is already kept; it
-// reports whether it did.
-func keep(best map[int]Match, i int, m Match) bool {
-	if old, ok := best[i]; ok && (old.Confidence > m.Confidence || (old.Confidence == m.Confidence && len(old.Words) >= len(m.Words))) {
-		return false
-	}
-	best[i] = m
-	return true
+	best.keep(i, Match{PatternID: p.ID, Category: p.Category, Confidence: Medium, Source: "name", Words: "name",
+		Reason: fmt.Sprintf("name %q inside %q: %s", "name", strings.Join(parent, "_"), p.Purpose)}, false)
 }
 
 func lower(c Confidence) Confidence {
@@ -455,4 +482,14 @@ func trimMarkers(p string) string {
 			return p
 		}
 	}
+}
+
+// pattern returns the detector's pattern with the given ID.
+func (d *Detector) pattern(id string) (Pattern, bool) {
+	for _, p := range d.patterns {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return Pattern{}, false
 }

@@ -4,8 +4,10 @@ import "strings"
 
 // glob is a compiled metadata.tags path pattern.
 type glob struct {
-	src  string
-	toks []globTok
+	src    string
+	toks   []globTok
+	prefix string // the literal bytes before the first wildcard
+	plain  bool   // no wildcard at all: the name must equal prefix
 }
 
 type globKind uint8
@@ -53,18 +55,42 @@ func compileGlob(pattern string) glob {
 			g.toks = append(g.toks, globTok{kind: gLit, b: c})
 		}
 	}
+	var lit []byte
+	g.plain = true
+	for _, t := range g.toks {
+		if t.kind != gLit {
+			g.plain = false
+			break
+		}
+		lit = append(lit, t.b)
+	}
+	g.prefix = string(lit)
 	return g
 }
 
 // match reports whether the whole of name matches. It runs in
 // O(len(pattern)·len(name)) time with one row of state per pattern token.
 func (g glob) match(name string) bool {
-	// cur[j]: the first i tokens match name[:j].
+	if g.plain {
+		return name == g.prefix
+	}
+	if !strings.HasPrefix(name, g.prefix) {
+		return false
+	}
+	// cur[j]: the tokens so far match name[:j]. The literal prefix is
+	// already matched.
+	name = name[len(g.prefix):]
 	n := len(name)
-	cur := make([]bool, n+1)
-	next := make([]bool, n+1)
+	var buf [256]bool
+	var state []bool
+	if 2*(n+1) <= len(buf) {
+		state = buf[:2*(n+1)]
+	} else {
+		state = make([]bool, 2*(n+1))
+	}
+	cur, next := state[:n+1], state[n+1:]
 	cur[0] = true
-	for _, t := range g.toks {
+	for _, t := range g.toks[len(g.prefix):] {
 		clear(next)
 		switch t.kind {
 		case gLit:

@@ -17,7 +17,57 @@ var mixedAcronyms = strings.NewReplacer("IPv4", "Ipv4", "IPv6", "Ipv6")
 // their word ("address2", "line1"). Non-letters other than digits
 // separate words.
 func Tokens(name string) []string {
-	name = mixedAcronyms.Replace(name)
+	if strings.Contains(name, "IPv") {
+		name = mixedAcronyms.Replace(name)
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return tokensRunes([]rune(name))
+		}
+	}
+	// ASCII: words are slices of name, lower-cased only when needed.
+	out := make([]string, 0, 4)
+	start := -1
+	upper := false
+	flush := func(end int) {
+		if start >= 0 {
+			w := name[start:end]
+			if upper {
+				w = strings.ToLower(w)
+			}
+			out = append(out, w)
+		}
+		start, upper = -1, false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		isUp, isLow, isDigit := c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9'
+		if !isUp && !isLow && !isDigit {
+			flush(i)
+			continue
+		}
+		if isUp && start >= 0 {
+			p := name[i-1]
+			prevLow, prevDigit, prevUp := p >= 'a' && p <= 'z', p >= '0' && p <= '9', p >= 'A' && p <= 'Z'
+			nextLow := i+1 < len(name) && name[i+1] >= 'a' && name[i+1] <= 'z'
+			if prevLow || prevDigit || (prevUp && nextLow) {
+				flush(i)
+			}
+		}
+		if start < 0 {
+			start = i
+		}
+		upper = upper || isUp
+	}
+	flush(len(name))
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// tokensRunes is Tokens for names with non-ASCII letters.
+func tokensRunes(runes []rune) []string {
 	var out []string
 	var cur []rune
 	flush := func() {
@@ -26,7 +76,6 @@ func Tokens(name string) []string {
 			cur = cur[:0]
 		}
 	}
-	runes := []rune(name)
 	for i, r := range runes {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			flush()
