@@ -12,6 +12,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/pii"
 )
@@ -250,5 +251,49 @@ message Customer {
 	want := []string{"PII_UNMASKED .Customer.phone", "PII_UNTAGGED .Customer.ssn"}
 	if strings.Join(ids, ";") != strings.Join(want, ";") {
 		t.Errorf("got %q, want %q", ids, want)
+	}
+}
+
+// TestSameVerdictInEveryFormat: one schema in Avro, Protobuf and JSON
+// Schema gets the same findings, and one metadata.tags glob tags the field
+// in all three, since each format's FullName is the name Confluent gives it.
+func TestSameVerdictInEveryFormat(t *testing.T) {
+	t.Parallel()
+	formats := []struct {
+		name      string
+		format    compat.Format
+		v1, v2    string
+		wantPath  string
+		wantGlobs []string // globs that must tag the field
+	}{
+		{"avro", avro.Format{},
+			`{"type":"record","name":"Customer","namespace":"shop","fields":[{"name":"id","type":"string"}]}`,
+			`{"type":"record","name":"Customer","namespace":"shop","fields":[{"name":"id","type":"string"},{"name":"customer_email","type":"string"}]}`,
+			".customer_email", []string{"**.customer_email", "shop.Customer.*", "shop.Customer.customer_?mail"}},
+		{"protobuf", protobuf.Format{},
+			"syntax = \"proto3\";\npackage shop;\nmessage Customer {\n  string id = 1;\n}\n",
+			"syntax = \"proto3\";\npackage shop;\nmessage Customer {\n  string id = 1;\n  string customer_email = 2;\n}\n",
+			".Customer.customer_email", []string{"**.customer_email", "shop.Customer.*", "shop.Customer.customer_?mail"}},
+		{"json", jsonschema.Format{},
+			`{"type":"object","properties":{"id":{"type":"string"}}}`,
+			`{"type":"object","properties":{"id":{"type":"string"},"customer_email":{"type":"string"}}}`,
+			".customer_email", []string{"**.customer_email", "$.*", "$.customer_?mail"}},
+	}
+	for _, tt := range formats {
+		t.Run(tt.name, func(t *testing.T) {
+			prev, cur := mustFields(t, tt.format, tt.v1), mustFields(t, tt.format, tt.v2)
+			got := pii.Evaluate(pii.Input{Previous: prev, Current: cur, Consumers: []string{"billing"}}, pii.Config{})
+			if len(got) != 2 || got[0].RuleID != pii.RuleNewFieldWithConsumers || got[1].RuleID != pii.RuleUntagged ||
+				got[0].Path != tt.wantPath || got[1].Path != tt.wantPath {
+				t.Fatalf("got %v", got)
+			}
+			for _, g := range tt.wantGlobs {
+				md := pii.Metadata{Tags: map[string][]string{g: {"PII"}}}
+				got := pii.Evaluate(pii.Input{Previous: prev, Current: cur, Metadata: md}, pii.Config{})
+				if len(got) != 0 {
+					t.Errorf("glob %q does not tag the field: %v", g, got)
+				}
+			}
+		})
 	}
 }
