@@ -200,7 +200,7 @@ func Verify(ctx context.Context, u *Upcaster, subject string, samples []Sample, 
 		return nil, err
 	}
 	st := c.state.Load()
-	rep := &Report{Subject: subject, Target: st.target.num, Samples: len(samples)}
+	rep := &Report{Subject: subject, Target: st.target.num, Samples: len(samples), Failures: []SampleFailure{}}
 	byVersion := map[int]*VersionReport{}
 	for _, n := range st.order {
 		vr := &VersionReport{Version: n, Path: []string{}}

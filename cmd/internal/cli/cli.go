@@ -17,6 +17,7 @@ import (
 	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
 	"github.com/charter-dev/charter/cmd/internal/command/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
+	upcastcmd "github.com/charter-dev/charter/cmd/internal/command/upcast"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
 	"github.com/charter-dev/charter/registry/policy"
 )
@@ -56,6 +57,7 @@ func NewRootCommand(env Env) *cobra.Command {
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
+		upcastcmd.NewCommand("upcast", upcastcmd.Deps{ErrViolations: ErrViolations}),
 		contracts.NewCommand("contracts", contracts.Deps{ErrViolations: ErrViolations}),
 		initcmd.NewCommand("init"),
 		check.NewCommand("check"),

@@ -1,0 +1,24 @@
+package upcast
+
+import (
+	"bytes"
+	"testing"
+
+	up "github.com/charter-dev/charter/upcast"
+)
+
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	bar := &progressBar{w: &b}
+	bar.draw(up.Progress{Events: 5, Total: 10, Failed: 1})
+	bar.draw(up.Progress{Events: 10, Total: 10, Failed: 2, Done: true})
+	want := "\r[###############...............] 5/10 events, 1 failed" +
+		"\r[##############################] 10/10 events, 2 failed\n"
+	if b.String() != want {
+		t.Errorf("bar = %q, want %q", b.String(), want)
+	}
+	on, off := true, false
+	if !showProgress(&b, &on, false) || showProgress(&b, &off, false) || showProgress(&b, &on, true) || showProgress(&b, nil, false) {
+		t.Error("showProgress: want forced on, forced off, --no-progress wins, and off for a non-terminal")
+	}
+}

@@ -1,0 +1,286 @@
+// Package upcast is the `charter upcast` command group; `charter upcast
+// verify` is the dry run of an upcast before anyone replays production:
+// it reads sample events of every version from a JSON Lines file, upcasts
+// them to the subject's target version with the chain the registry
+// defines (schema resolution and migration rules), validates each output
+// against the target schema, compares it with expected outputs, and
+// reports per version. The work is upcast.Verify; this package parses
+// flags and renders.
+package upcast
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/registry/client"
+	up "github.com/charter-dev/charter/upcast"
+)
+
+// EnvRegistry sets --registry when the flag is not given.
+const EnvRegistry = "CHARTER_REGISTRY_URL"
+
+// DefaultRegistry is the registry URL used without flag or environment
+// (where `charter serve` listens by default).
+const DefaultRegistry = "http://127.0.0.1:8081"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// ErrViolations is returned when samples fail, so that the root command
+	// exits 1 (cli.ErrViolations).
+	ErrViolations error
+	// HTTPClient talks to the registry (default: a client with a 30s
+	// timeout).
+	HTTPClient *http.Client
+	// Progress forces the progress bar on (true) or off (false); nil
+	// shows it when stderr is a terminal.
+	Progress *bool
+}
+
+// NewCommand returns the `upcast` command group.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Dry-run the upcasting of old event versions",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newVerify("verify", deps))
+	return cmd
+}
+
+type verifyFlags struct {
+	subject, samples, expect, registry, format string
+	target                                     int
+	noProgress                                 bool
+}
+
+const samplesHelp = `Samples file (JSON Lines, one event per line; blank lines and # comments skipped):
+  {"id": "o-1", "version": 1, "value": {...}}      the event as JSON, in the shape of its version
+  {"id": "o-2", "schemaId": 7, "value": {...}}     the writer given by schema ID
+  {"id": "o-3", "payload": "AAAAAAc..."}           stored bytes, base64, with the wire-format header
+  {"id": "o-4", "version": 2, "payload": "..."}    stored bytes without the header
+Expected file: {"id": "o-1", "value": {...}} per line, the target-version value of that sample.`
+
+func newVerify(name string, deps Deps) *cobra.Command {
+	var f verifyFlags
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Upcast sample events of every version and report per version",
+		Long: `Upcast sample events of every version of a subject to its latest version (or --target)
+with the chain the registry defines: schema resolution where versions are compatible and the
+data contracts' migration rules (JSONata) where they are not. Each output is validated against
+the target schema and, with --expect, compared with the expected value. Exits 1 when a sample
+fails or a version has no path to the target.
+
+` + samplesHelp + `
+
+Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("registry") {
+				if v := os.Getenv(EnvRegistry); v != "" {
+					f.registry = v
+				}
+			}
+			return runVerify(cmd, f, deps)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.subject, "subject", "", "subject to verify (required)")
+	fl.StringVar(&f.samples, "samples", "", "samples file, JSON Lines (required)")
+	fl.StringVar(&f.expect, "expect", "", "expected outputs file, JSON Lines")
+	fl.StringVar(&f.registry, "registry", DefaultRegistry, "registry URL (env "+EnvRegistry+")")
+	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress bar")
+	return cmd
+}
+
+func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
+	switch {
+	case f.subject == "":
+		return errors.New("--subject is required")
+	case f.samples == "":
+		return errors.New("--samples is required")
+	case f.format != "text" && f.format != "json":
+		return fmt.Errorf("invalid --format %q: want text or json", f.format)
+	case f.target < 0:
+		return fmt.Errorf("invalid --target %d: want a version ≥ 1", f.target)
+	}
+	samples, err := readFile(f.samples, up.ReadSamples)
+	if err != nil {
+		return err
+	}
+	var expected map[string]json.RawMessage
+	if f.expect != "" {
+		if expected, err = readFile(f.expect, up.ReadExpected); err != nil {
+			return err
+		}
+	}
+	hc := deps.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	c, err := client.New(f.registry, client.WithHTTPClient(hc), client.WithUserAgent("charter-upcast-verify"))
+	if err != nil {
+		return err
+	}
+	opts := []up.Option{up.WithRegistry(c), up.WithValidation(up.ValidateSteps), up.WithSubject(f.subject)}
+	if f.target > 0 {
+		opts = append(opts, up.WithTarget(f.subject, f.target))
+	}
+	u, err := up.New(opts...)
+	if err != nil {
+		return err
+	}
+	var vopts []up.VerifyOption
+	stderr := cmd.ErrOrStderr()
+	if showProgress(stderr, deps.Progress, f.noProgress) {
+		bar := &progressBar{w: stderr}
+		vopts = append(vopts, up.VerifyProgress(bar.draw, 100*time.Millisecond))
+	}
+	out := cmd.OutOrStdout()
+	rep, err := up.Verify(cmd.Context(), u, f.subject, samples, expected, vopts...)
+	var gap *up.GapError
+	switch {
+	case errors.As(err, &gap):
+		renderGaps(out, gap)
+		return deps.violations()
+	case err != nil:
+		return err
+	}
+	if f.format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		renderText(out, rep)
+	}
+	if rep.Failed() {
+		return deps.violations()
+	}
+	return nil
+}
+
+func (d Deps) violations() error {
+	if d.ErrViolations != nil {
+		return d.ErrViolations
+	}
+	return errors.New("verification failed")
+}
+
+// readFile opens path and parses it, with the path in the error.
+func readFile[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	fh, err := os.Open(path)
+	if err != nil {
+		return zero, fmt.Errorf("open %s: %w", path, unwrapPath(err))
+	}
+	defer fh.Close()
+	v, err := parse(fh)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// unwrapPath drops the path os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func renderText(w io.Writer, rep *up.Report) {
+	fmt.Fprintf(w, "subject %s → v%d: %s\n", rep.Subject, rep.Target, plural(rep.Samples, "sample"))
+	for _, v := range rep.Versions {
+		path := strings.Join(v.Path, ", ")
+		if v.Version == rep.Target {
+			path = "target"
+		}
+		status := "ok"
+		switch {
+		case v.Failed > 0:
+			status = "FAIL"
+		case v.Samples == 0:
+			status = "no samples"
+		}
+		fmt.Fprintf(w, "  v%-3d %-10s %s, %d ok, %d failed  [%s]\n", v.Version, status, plural(v.Samples, "sample"), v.OK, v.Failed, path)
+	}
+	for _, f := range rep.Failures {
+		where := fmt.Sprintf("line %d", f.Line)
+		if f.Version > 0 {
+			where = fmt.Sprintf("v%d, %s", f.Version, where)
+		}
+		step := ""
+		if f.Step != "" {
+			step = " at " + f.Step
+		}
+		msg := f.Message
+		if len(f.Diff) > 0 {
+			msg = strings.Join(f.Diff, "; ")
+		}
+		fmt.Fprintf(w, "FAIL %s (%s)%s: %s: %s\n", f.ID, where, step, f.Kind, msg)
+	}
+	for _, id := range rep.Unmatched {
+		fmt.Fprintf(w, "FAIL %s: expected value has no sample\n", id)
+	}
+	failed := rep.Samples - rep.OK
+	fmt.Fprintf(w, "%s: %d ok, %d failed\n", plural(rep.Samples, "sample"), rep.OK, failed)
+}
+
+func renderGaps(w io.Writer, gap *up.GapError) {
+	fmt.Fprintf(w, "subject %s → v%d: %d version(s) have no path\n", gap.Subject, gap.Target, len(gap.Gaps))
+	for _, g := range gap.Gaps {
+		fmt.Fprintf(w, "FAIL v%d: stuck at v%d→v%d: %s\n", g.From, g.Stuck, g.Next, g.Reason)
+	}
+}
+
+func showProgress(w io.Writer, force *bool, off bool) bool {
+	if off {
+		return false
+	}
+	if force != nil {
+		return *force
+	}
+	f, ok := w.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// progressBar draws one line, redrawn in place: [#####.....] 512/1000 3 failed.
+type progressBar struct {
+	w io.Writer
+}
+
+const barWidth = 30
+
+func (b *progressBar) draw(p up.Progress) {
+	filled := 0
+	if p.Total > 0 {
+		filled = int(min(p.Events, p.Total) * barWidth / p.Total)
+	}
+	bar := strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled)
+	fmt.Fprintf(b.w, "\r[%s] %d/%d events, %d failed", bar, p.Events, p.Total, p.Failed)
+	if p.Done {
+		fmt.Fprintln(b.w)
+	}
+}
