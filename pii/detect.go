@@ -20,6 +20,7 @@ const (
 	High   Confidence = 3 // an unambiguous word in the name ("email", "ssn")
 )
 
+// String returns "low", "medium" or "high".
 func (c Confidence) String() string {
 	switch c {
 	case Low:

@@ -84,6 +84,7 @@ type Finding struct {
 	Hint     string   `json:"hint,omitempty"`
 }
 
+// String formats a finding on one line: "warn PII_UNTAGGED at .email: …".
 func (f Finding) String() string {
 	return fmt.Sprintf("%s %s at %s: %s", f.Severity, f.RuleID, f.Path, f.Message)
 }

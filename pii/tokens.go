@@ -147,6 +147,7 @@ var kindNames = map[Kind]string{
 	KindTemporal: "temporal", KindNamed: "named", KindRecord: "record",
 }
 
+// String names a kind, or the kinds of a set joined by "|".
 func (k Kind) String() string {
 	if s, ok := kindNames[k]; ok {
 		return s
