@@ -248,11 +248,37 @@ type evaluation struct {
 }
 
 type fieldInfo struct {
-	f      compat.Field
-	tags   []string // effective tags
-	others []string // further paths to the same declaration
-	isNew  bool     // some path of it is not in Previous
-	best   *Match   // the most confident detector match not dismissed, if likely
+	f        compat.Field // at its first path
+	tags     []string     // effective tags
+	paths    []string     // every path to the declaration, in order
+	newPaths []string     // the paths that are not in Previous
+	best     *Match       // the most confident detector match not dismissed, if likely
+}
+
+func (fi fieldInfo) isNew() bool { return len(fi.newPaths) > 0 }
+
+// where names the field for a finding: at its first new path when newOnly
+// (or else its first path), with how many other paths reach it.
+func (fi fieldInfo) where(newOnly bool) (path, text string) {
+	paths := fi.paths
+	if newOnly && fi.isNew() {
+		paths = fi.newPaths
+	}
+	path = paths[0]
+	others := len(fi.paths) - 1
+	switch {
+	case others == 0:
+		text = "field " + path
+	case others == 1:
+		other := fi.paths[0]
+		if other == path {
+			other = fi.paths[1]
+		}
+		text = fmt.Sprintf("field %s (also at %s)", path, other)
+	default:
+		text = fmt.Sprintf("field %s (and %d other paths)", path, others)
+	}
+	return path, text
 }
 
 func newEvaluation(in Input, cfg Config) *evaluation {
@@ -269,15 +295,17 @@ func newEvaluation(in Input, cfg Config) *evaluation {
 		if key == "" {
 			key = "path:" + f.Path
 		}
-		_, seen := e.prevPath[f.Path]
-		isNew := in.Previous == nil || !seen
-		if i, ok := byDecl[key]; ok {
-			e.current[i].others = append(e.current[i].others, f.Path)
-			e.current[i].isNew = e.current[i].isNew || isNew
-			continue
+		i, ok := byDecl[key]
+		if !ok {
+			i = len(e.current)
+			byDecl[key] = i
+			e.current = append(e.current, fieldInfo{f: f, tags: res.Tags(f)})
 		}
-		byDecl[key] = len(e.current)
-		e.current = append(e.current, fieldInfo{f: f, tags: res.Tags(f), isNew: isNew})
+		fi := &e.current[i]
+		fi.paths = append(fi.paths, f.Path)
+		if _, seen := e.prevPath[f.Path]; in.Previous == nil || !seen {
+			fi.newPaths = append(fi.newPaths, f.Path)
+		}
 	}
 	for i := range e.current {
 		e.current[i].best = e.likely(e.current[i].f)
@@ -308,18 +336,6 @@ func (e *evaluation) dismissed(f compat.Field, patternID string) bool {
 	return false
 }
 
-// where names a field for messages: its path, and how many other paths
-// reach it.
-func where(fi fieldInfo) string {
-	switch len(fi.others) {
-	case 0:
-		return fmt.Sprintf("field %s", fi.f.Path)
-	case 1:
-		return fmt.Sprintf("field %s (also at %s)", fi.f.Path, fi.others[0])
-	}
-	return fmt.Sprintf("field %s (and %d other paths)", fi.f.Path, len(fi.others))
-}
-
 func tagHint(f compat.Field, tag string) string {
 	return fmt.Sprintf(`tag it %s: inline ("confluent:tags": [%q] in Avro and JSON Schema, [(confluent.field_meta).tags = %q] in Protobuf) or in metadata.tags ({%q: [%q]}); if it is not personal data, record a dismissal with a reason`,
 		tag, tag, tag, ConfluentName(f), tag)
@@ -340,22 +356,38 @@ func checkUntagged(e *evaluation) []Finding {
 		if hasAnyTag(fi.tags, e.cfg.PIITags) {
 			continue
 		}
-		if pt := e.prevTags[fi.f.Path]; hasAnyTag(pt, e.cfg.PIITags) {
-			out = append(out, Finding{Path: fi.f.Path,
-				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where(fi), strings.Join(pt, ", "), joinOr(e.cfg.PIITags)),
+		if pt := e.previousTags(fi); hasAnyTag(pt, e.cfg.PIITags) {
+			path, where := fi.where(false)
+			out = append(out, Finding{Path: path,
+				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where, strings.Join(pt, ", "), joinOr(e.cfg.PIITags)),
 				Hint:    tagHint(fi.f, firstTag(pt, e.cfg.PIITags))})
 			continue
 		}
-		if fi.best == nil || !(fi.isNew || e.cfg.AllFields) {
+		if fi.best == nil || !(fi.isNew() || e.cfg.AllFields) {
 			continue
 		}
 		adj := "new "
-		if !fi.isNew {
+		if !fi.isNew() {
 			adj = ""
 		}
-		out = append(out, Finding{Path: fi.f.Path,
-			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where(fi), fi.best.PatternID, fi.best.Confidence, fi.best.Reason, joinOr(e.cfg.PIITags)),
+		path, where := fi.where(true)
+		out = append(out, Finding{Path: path,
+			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where, fi.best.PatternID, fi.best.Confidence, fi.best.Reason, joinOr(e.cfg.PIITags)),
 			Hint:    tagHint(fi.f, e.cfg.PIITags[0])})
+	}
+	return out
+}
+
+// previousTags returns the tags the previous version gave the field at
+// any of its paths.
+func (e *evaluation) previousTags(fi fieldInfo) []string {
+	var out []string
+	for _, p := range fi.paths {
+		out = append(out, e.prevTags[p]...)
+	}
+	if len(out) > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
 	}
 	return out
 }
@@ -380,8 +412,9 @@ func checkUnmasked(e *evaluation) []Finding {
 		if !hasAnyTag(fi.tags, e.cfg.MaskTags) || e.masked(fi) {
 			continue
 		}
-		out = append(out, Finding{Path: fi.f.Path,
-			Message: fmt.Sprintf("%s is tagged %s, which this subject requires masked, and has no encryption, masking or tokenization marker", where(fi), strings.Join(fi.tags, ", ")),
+		path, where := fi.where(false)
+		out = append(out, Finding{Path: path,
+			Message: fmt.Sprintf("%s is tagged %s, which this subject requires masked, and has no encryption, masking or tokenization marker", where, strings.Join(fi.tags, ", ")),
 			Hint: fmt.Sprintf(`add a domain rule of type %s with tags [%q] to the ruleSet (mode WRITE or WRITEREAD), set the field property %q, or tag the field %s`,
 				joinOr(e.cfg.MaskingRuleTypes), firstTag(fi.tags, e.cfg.MaskTags), e.cfg.MaskingProps[0], joinOr(e.cfg.MaskingTags))})
 	}
@@ -444,15 +477,15 @@ func checkNewWithConsumers(e *evaluation) []Finding {
 	}
 	var out []Finding
 	for _, fi := range e.current {
-		if !fi.isNew {
+		if !fi.isNew() {
 			continue
 		}
 		var why string
 		switch {
 		case hasAnyTag(fi.tags, e.cfg.PIITags):
-			why = "tagged " + strings.Join(fi.tags, ", ")
+			why = "is tagged " + strings.Join(fi.tags, ", ")
 		case fi.best != nil:
-			why = fmt.Sprintf("looks like personal data: %s", fi.best.PatternID)
+			why = fmt.Sprintf("looks like personal data (%s)", fi.best.PatternID)
 		default:
 			continue
 		}
@@ -460,8 +493,9 @@ func checkNewWithConsumers(e *evaluation) []Finding {
 		if len(consumers) > 1 {
 			noun = "consumers"
 		}
-		out = append(out, Finding{Path: fi.f.Path,
-			Message: fmt.Sprintf("new %s (%s) will reach %d existing %s: %s", where(fi), why, len(consumers), noun, strings.Join(consumers, ", ")),
+		path, where := fi.where(true)
+		out = append(out, Finding{Path: path,
+			Message: fmt.Sprintf("new %s %s and will reach %d existing %s: %s", where, why, len(consumers), noun, strings.Join(consumers, ", ")),
 			Hint:    "tell the consuming teams before they receive personal data, and check that each may process it"})
 	}
 	return out
