@@ -1,0 +1,94 @@
+package rules_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/cmd/internal/cli"
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/registry/project"
+)
+
+func run(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), args, cli.Env{Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// TestRulesListsEveryRule: every compat rule of the three formats and
+// every policy rule appears once, with its format and purpose.
+func TestRulesListsEveryRule(t *testing.T) {
+	t.Parallel()
+	code, out, errs := run("rules")
+	if code != cli.ExitOK || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := len(compat.Rules()) + len(policy.Rules())
+	if got := len(lines) - 3; got != want { // header, blank line, count
+		t.Errorf("%d rule lines, want %d", got, want)
+	}
+	byFormat := map[compat.SchemaType]int{}
+	for _, r := range compat.Rules() {
+		byFormat[r.Format]++
+		if !strings.Contains(out, r.ID+" ") || !strings.Contains(out, r.Purpose) {
+			t.Errorf("rule %s (%s) missing", r.ID, r.Purpose)
+		}
+	}
+	for _, f := range []compat.SchemaType{compat.Avro, compat.Protobuf, compat.JSON} {
+		if byFormat[f] == 0 {
+			t.Errorf("no %s rules registered", f)
+		}
+	}
+	for _, r := range policy.Rules() {
+		if !strings.Contains(out, r.ID+" ") {
+			t.Errorf("policy rule %s missing", r.ID)
+		}
+	}
+	if !strings.Contains(out, "SUBJECT_FORMAT_CHANGED") || !strings.HasSuffix(out, "\n"+itoa(want)+" rules\n") {
+		t.Errorf("tail of output:\n%s", out[max(0, len(out)-200):])
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestRulesFilters(t *testing.T) {
+	t.Parallel()
+	code, out, _ := run("rules", "--type", "protobuf", "--format", "json")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Rules []project.RuleInfo `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range compat.Rules() {
+		if r.Format == compat.Protobuf {
+			n++
+		}
+	}
+	if len(doc.Rules) != n {
+		t.Errorf("%d protobuf rules, want %d", len(doc.Rules), n)
+	}
+	for _, r := range doc.Rules {
+		if r.Format != compat.Protobuf || r.Category != "compatibility" || r.Severity != policy.Error || r.Purpose == "" {
+			t.Errorf("rule %+v", r)
+		}
+	}
+	code, out, _ = run("rules", "--category", "project", "--format", "markdown")
+	if code != cli.ExitOK || strings.Count(out, "\n") != 2+6 || !strings.Contains(out, "| `SUBJECT_REMOVED` | any | project | warning |") {
+		t.Errorf("project rules as markdown: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"rules", "--type", "xml"}, {"rules", "--format", "sarif"}, {"rules", "x"}} {
+		if code, _, errs := run(args...); code != cli.ExitError || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}
