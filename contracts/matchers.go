@@ -52,6 +52,8 @@ type Matcher struct {
 	// Value is the include matcher's substring or contentType's type.
 	Value    any `json:"value,omitempty"`
 	Min, Max int `json:"-"`
+
+	re *regexp.Regexp // Regex, compiled
 }
 
 // MatchingRule is the rule set for one body path: its matchers combined by
@@ -186,9 +188,11 @@ func parseMatcher(m map[string]any) (Matcher, error) {
 		if mt.Regex == "" {
 			return mt, errors.New(`regex matcher without "regex"`)
 		}
-		if _, err := regexp.Compile(mt.Regex); err != nil {
+		re, err := regexp.Compile(mt.Regex)
+		if err != nil {
 			return mt, fmt.Errorf("regex %q: %v", mt.Regex, err)
 		}
+		mt.re = re
 		mt.Type = t
 	case MatchEquality, MatchType, MatchInclude, MatchInteger, MatchDecimal, MatchNumber, MatchTime, MatchDate,
 		MatchNull, MatchBoolean, MatchContentType, MatchValues, MatchArrayContains, MatchNotEmpty, MatchSemver,

@@ -2,7 +2,6 @@ package contracts
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -380,13 +379,10 @@ func checkEnumValueUnmatched(s *site) string {
 		return ""
 	}
 	for _, m := range s.rule.Matchers {
-		if m.Type != MatchRegex {
+		if m.Type != MatchRegex || m.re == nil {
 			continue
 		}
-		re, err := regexp.Compile(m.Regex)
-		if err != nil {
-			continue
-		}
+		re := m.re
 		var bad []string
 		for _, e := range vals {
 			str := strings.Trim(e, `"`)
