@@ -62,7 +62,7 @@ func subjectLines(r *project.Result) string {
 	return b.String()
 }
 
-func mustFind(t *testing.T, dir string) *project.Project {
+func mustFind(t testing.TB, dir string) *project.Project {
 	t.Helper()
 	p, err := project.Find(dir)
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 // newRegistry runs the real registry handler over a fresh SQLite file and
 // returns a client of it.
-func newRegistry(t *testing.T) (*client.Client, string) {
+func newRegistry(t testing.TB) (*client.Client, string) {
 	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
 	if err != nil {
