@@ -605,9 +605,6 @@ func (c *Chain) UpcastValue(ctx context.Context, from int, id string, v map[stri
 func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Result) (*Result, error) {
 	mode := c.u.opts.validation
 	var blame *StepInfo
-	if p.resolved != nil {
-		r.Steps = append(r.Steps, *p.resolved)
-	}
 	for i := range p.steps {
 		s := &p.steps[i]
 		out, err := safeRun(s.run, v)
@@ -634,8 +631,9 @@ func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Resu
 			}
 		}
 		v = out
-		r.Steps = append(r.Steps, s.info)
 	}
+	// The plan's list, capped so that a caller's append copies it.
+	r.Steps = p.infos[:len(p.infos):len(p.infos)]
 	if mode != ValidateOff {
 		out, err := st.target.codec.conform(v, st.target, false)
 		if err != nil {

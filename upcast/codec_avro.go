@@ -144,11 +144,13 @@ func (c avroConformer) record(m map[string]any, s hamba.Schema) (map[string]any,
 		} else {
 			seen++
 		}
-		out, err := c.value(fv, f.Type())
+		out, changed, err := c.value(fv, f.Type())
 		if err != nil {
 			return nil, at(err, "."+name)
 		}
-		m[name] = out
+		if changed || !ok {
+			m[name] = out
+		}
 	}
 	if seen != len(m) {
 		for k := range m {
@@ -189,9 +191,55 @@ func logical(s hamba.Schema) hamba.LogicalType {
 	return ""
 }
 
-// value conforms one value to schema s.
-func (c avroConformer) value(v any, s hamba.Schema) (any, error) {
+// value conforms one value to schema s. changed is false when v is
+// returned as it was (maps and slices are conformed in place), so that a
+// value already in hamba's form costs no allocation and no map write.
+func (c avroConformer) value(v any, s hamba.Schema) (out any, changed bool, err error) {
 	s = deref(s)
+	// Already in hamba's decoded form: keep the interface value as it is.
+	if canonical(v, s) {
+		return v, false, nil
+	}
+	if u, ok := s.(*hamba.UnionSchema); ok {
+		if v == nil && u.Nullable() {
+			return v, false, nil
+		}
+		for _, b := range u.Types() {
+			if canonical(v, deref(b)) {
+				return v, false, nil
+			}
+		}
+	}
+	out, err = c.convert(v, s)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+// canonical reports whether v is already what hamba decodes for the
+// primitive schema s (logical types excluded).
+func canonical(v any, s hamba.Schema) bool {
+	if logical(s) != "" {
+		return false
+	}
+	switch v.(type) {
+	case int:
+		return s.Type() == hamba.Int
+	case int64:
+		return s.Type() == hamba.Long
+	case float64:
+		return s.Type() == hamba.Double
+	case string:
+		return s.Type() == hamba.String
+	case bool:
+		return s.Type() == hamba.Boolean
+	}
+	return false
+}
+
+// convert is value's slow path: every accepted form, coerced.
+func (c avroConformer) convert(v any, s hamba.Schema) (any, error) {
 	switch s.Type() {
 	case hamba.Null:
 		if v != nil {
@@ -289,22 +337,26 @@ func (c avroConformer) value(v any, s hamba.Schema) (any, error) {
 			}
 		}
 		for i, x := range arr {
-			out, err := c.value(x, items)
+			out, changed, err := c.value(x, items)
 			if err != nil {
 				return nil, at(err, "["+strconv.Itoa(i)+"]")
 			}
-			arr[i] = out
+			if changed {
+				arr[i] = out
+			}
 		}
 		return arr, nil
 	case hamba.Map:
 		vals := s.(*hamba.MapSchema).Values()
 		if m, ok := v.(map[string]any); ok {
 			for k, x := range m {
-				out, err := c.value(x, vals)
+				out, changed, err := c.value(x, vals)
 				if err != nil {
 					return nil, at(err, "{"+k+"}")
 				}
-				m[k] = out
+				if changed {
+					m[k] = out
+				}
 			}
 			return m, nil
 		}
@@ -330,11 +382,13 @@ func (c avroConformer) union(v any, u *hamba.UnionSchema) (any, error) {
 	if m, ok := v.(map[string]any); ok && len(m) == 1 {
 		for name, inner := range m {
 			if b, _ := u.Types().Get(name); b != nil {
-				out, err := c.value(inner, b)
+				out, changed, err := c.value(inner, b)
 				if err != nil {
 					return nil, at(err, "<"+name+">")
 				}
-				m[name] = out // hamba encodes a wrapped value of any branch
+				if changed {
+					m[name] = out // hamba encodes a wrapped value of any branch
+				}
 				return m, nil
 			}
 		}
@@ -344,7 +398,11 @@ func (c avroConformer) union(v any, u *hamba.UnionSchema) (any, error) {
 		if b.Type() == hamba.Null {
 			continue
 		}
-		out, err := c.value(deepCopyIfMap(v), b)
+		cand := v
+		if _, isMap := v.(map[string]any); isMap {
+			cand = deepCopy(v) // a branch failing halfway must not leave defaults behind
+		}
+		out, _, err := c.value(cand, b)
 		if err != nil {
 			if first == nil {
 				first = err
@@ -357,15 +415,6 @@ func (c avroConformer) union(v any, u *hamba.UnionSchema) (any, error) {
 		return out, nil
 	}
 	return nil, perr("%s matches no branch of %s (first branch: %v)", kind(v), unionNames(u), first)
-}
-
-// deepCopyIfMap protects a map value from a branch that fails halfway
-// after filling defaults into it.
-func deepCopyIfMap(v any) any {
-	if _, ok := v.(map[string]any); ok {
-		return deepCopy(v)
-	}
-	return v
 }
 
 // wrapsInUnion reports whether a bare value of branch b must be wrapped

@@ -1,28 +1,26 @@
 package upcast
 
 import (
-	"sync"
-
 	"github.com/charter-dev/charter/compat"
 )
 
 // Result is one event read as the target version. Value and Payload give
 // it decoded or encoded; an event that was already at the target took the
-// fast path (no decode at all), and decodes only if Value is called.
+// fast path (no decode at all), and decodes only if Value is called. A
+// Result is for one goroutine at a time.
 type Result struct {
 	EventID string
 	Subject string
 	// From is the writer version, To the target version.
 	From, To int
 	// Steps are the steps applied, the decoder's resolution included
-	// (empty on the fast path).
+	// (empty on the fast path). Shared with other results: do not modify.
 	Steps []StepInfo
 
 	chain  *Chain
 	target *version
 	fast   bool
 
-	mu      sync.Mutex
 	value   map[string]any
 	payload []byte
 }
@@ -36,8 +34,6 @@ func (r *Result) FastPath() bool { return r.fast }
 // it decodes the payload on first call; a failure is an *Error with
 // ErrDecode. The map is the caller's: the Result does not use it again.
 func (r *Result) Value() (map[string]any, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.value != nil {
 		return r.value, nil
 	}
@@ -72,8 +68,6 @@ func (r *Result) err(err error) error {
 // Encoding fails (ErrInvalidOutput) only when validation was off and a
 // step produced a value that does not fit the target schema.
 func (r *Result) Payload() ([]byte, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.payload != nil {
 		return r.payload, nil
 	}

@@ -187,9 +187,11 @@ func (u *Upcaster) Chain(ctx context.Context, subject string) (*Chain, error) {
 // ErrStep or ErrInvalidOutput); ev is left as it was, for re-drive.
 func (u *Upcaster) Upcast(ctx context.Context, ev Event) (*Result, error) {
 	if u.opts.envelope != nil {
-		if err := u.opts.envelope.Open(&ev); err != nil {
+		opened := ev // only this copy escapes, and only with an envelope
+		if err := u.opts.envelope.Open(&opened); err != nil {
 			return nil, &Error{Kind: ErrDecode, EventID: ev.ID, Subject: ev.Subject, Err: err}
 		}
+		ev = opened
 	}
 	if ev.Subject == "" {
 		ev.Subject = u.opts.subject

@@ -1,0 +1,276 @@
+package upcast_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/upcast"
+	"github.com/charter-dev/charter/upcast/examples/replay"
+)
+
+// JSON Schema generations of the order event, for the JSON benchmark.
+const (
+	jsonOrderV1 = `{"type":"object","properties":{"id":{"type":"string"},"customer":{"type":"string"},"totalCents":{"type":"integer"},"lines":{"type":"array"}},"required":["id","customer","totalCents"]}`
+	jsonOrderV2 = `{"type":"object","properties":{"orderId":{"type":"string"},"customer":{"type":"object","properties":{"name":{"type":"string"},"email":{"type":["string","null"]}},"required":["name"]},"totalCents":{"type":"integer"},"lines":{"type":"array"}},"required":["orderId","customer","totalCents"]}`
+	jsonOrderV3 = `{"type":"object","properties":{"orderId":{"type":"string"},"customer":{"type":"object","properties":{"name":{"type":"string"},"email":{"type":["string","null"]}},"required":["name"]},"amount":{"type":"number"},"currency":{"type":"string","default":"EUR"},"lines":{"type":"array"}},"required":["orderId","customer","amount"]}`
+)
+
+func jsonSteps() *upcast.Steps {
+	s := upcast.NewSteps()
+	s.MustRegister("orders", 1, 2, "split", func(v map[string]any) (map[string]any, error) {
+		v["orderId"] = v["id"]
+		delete(v, "id")
+		v["customer"] = map[string]any{"name": v["customer"], "email": nil}
+		return v, nil
+	})
+	s.MustRegister("orders", 2, 3, "amount", func(v map[string]any) (map[string]any, error) {
+		cents, _ := v["totalCents"].(float64)
+		delete(v, "totalCents")
+		v["amount"] = cents / 100
+		v["currency"] = "EUR"
+		return v, nil
+	})
+	return s
+}
+
+func jsonEvents(n int) [][]byte {
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = []byte(fmt.Sprintf(`{"id":"o-%d","customer":"Customer %d","totalCents":%d,"lines":[{"sku":"A-%d","qty":2},{"sku":"B","qty":1}]}`, i, i%97, 1000+i, i))
+	}
+	return out
+}
+
+// BenchmarkJSONUpcast compares JSON events v1→v3 through the chain (two Go
+// steps, validation against v3, encoding) with a plain decode and encode
+// of the same events (target: the chain at ≥ 0.5 of the baseline's
+// events/s).
+func BenchmarkJSONUpcast(b *testing.B) {
+	events := jsonEvents(1024)
+	var base, chain float64
+	b.Run("baseline-decode-encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			var m map[string]any
+			if err := json.Unmarshal(events[i%len(events)], &m); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base = eventsPerSecond(b)
+	})
+	for _, mode := range []struct {
+		name string
+		v    upcast.Validation
+	}{{"chain-v1-v3", upcast.ValidateTarget}, {"chain-v1-v3-novalidate", upcast.ValidateOff}} {
+		b.Run(mode.name, func(b *testing.B) {
+			u, err := upcast.New(upcast.WithSource(staticSource(b, "orders", compat.JSON, jsonOrderV1, jsonOrderV2, jsonOrderV3)),
+				upcast.WithSteps(jsonSteps()), upcast.WithSubject("orders"), upcast.WithValidation(mode.v))
+			must(b, err)
+			must(b, u.Build(b.Context(), "orders"))
+			ctx := b.Context()
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: events[i%len(events)]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Payload(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			eps := eventsPerSecond(b)
+			if mode.v == upcast.ValidateTarget {
+				chain = eps
+			}
+			if base > 0 {
+				b.ReportMetric(eps/base, "ratio-to-baseline")
+			}
+		})
+	}
+	if base > 0 && chain > 0 {
+		b.Logf("JSON v1→v3 chain: %.0f events/s; baseline decode+encode: %.0f events/s; ratio %.2f (target ≥ 0.5)", chain, base, chain/base)
+	}
+}
+
+// BenchmarkAvroUpcast compares Avro v1 bytes decoded and upcast to v3
+// (two Go steps, conformed to v3) with a plain hamba decode of the same
+// bytes (target: ≥ 0.7 of the baseline's events/s).
+func BenchmarkAvroUpcast(b *testing.B) {
+	v1, err := avro.Parse(replay.V1, nil)
+	must(b, err)
+	payloads := make([][]byte, 1024)
+	for i := range payloads {
+		payloads[i] = encodeAvro(b, replay.V1, map[string]any{"id": fmt.Sprintf("o-%d", i), "customer": fmt.Sprintf("Customer %d <c%d@example.com>", i%97, i), "totalCents": int64(1000 + i)})
+	}
+	var base, chain float64
+	b.Run("baseline-hamba-decode", func(b *testing.B) {
+		s := v1.Hamba()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			var v any
+			if err := hamba.Unmarshal(s, payloads[i%len(payloads)], &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base = eventsPerSecond(b)
+	})
+	b.Run("chain-v1-v3-novalidate", func(b *testing.B) {
+		u, err := upcast.New(upcast.WithSource(replay.Source()), upcast.WithSteps(replay.Steps(false)), upcast.WithSubject(replay.Subject), upcast.WithValidation(upcast.ValidateOff))
+		must(b, err)
+		ctx := b.Context()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: payloads[i%len(payloads)]})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Value(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if eps := eventsPerSecond(b); base > 0 {
+			b.ReportMetric(eps/base, "ratio-to-baseline")
+		}
+	})
+	b.Run("chain-v1-v3", func(b *testing.B) {
+		u, err := upcast.New(upcast.WithSource(replay.Source()), upcast.WithSteps(replay.Steps(false)), upcast.WithSubject(replay.Subject))
+		must(b, err)
+		must(b, u.Build(b.Context(), replay.Subject))
+		ctx := b.Context()
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: payloads[i%len(payloads)]})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := r.Value(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		chain = eventsPerSecond(b)
+		if base > 0 {
+			b.ReportMetric(chain/base, "ratio-to-baseline")
+		}
+	})
+	// The same chain machinery with light steps (a rename, then grouping two
+	// fields into a record), to separate the library's cost from the
+	// example steps' own (string parsing, big.Rat decimals).
+	b.Run("chain-v1-v3-light-steps", func(b *testing.B) {
+		const (
+			l1 = `{"type":"record","name":"O","fields":[{"name":"id","type":"string"},{"name":"name","type":"string"},{"name":"email","type":"string"},{"name":"totalCents","type":"long"}]}`
+			l2 = `{"type":"record","name":"O","fields":[{"name":"orderId","type":"string"},{"name":"name","type":"string"},{"name":"email","type":"string"},{"name":"totalCents","type":"long"}]}`
+			l3 = `{"type":"record","name":"O","fields":[{"name":"orderId","type":"string"},{"name":"customer","type":{"type":"record","name":"C","fields":[{"name":"name","type":"string"},{"name":"email","type":"string"}]}},{"name":"totalCents","type":"long"},{"name":"currency","type":"string","default":"EUR"}]}`
+		)
+		steps := upcast.NewSteps()
+		steps.MustRegister("o", 1, 2, "rename", func(v map[string]any) (map[string]any, error) {
+			v["orderId"] = v["id"]
+			delete(v, "id")
+			return v, nil
+		})
+		steps.MustRegister("o", 2, 3, "group", func(v map[string]any) (map[string]any, error) {
+			v["customer"] = map[string]any{"name": v["name"], "email": v["email"]}
+			delete(v, "name")
+			delete(v, "email")
+			return v, nil
+		})
+		u, err := upcast.New(upcast.WithSource(staticSource(b, "o", compat.Avro, l1, l2, l3)), upcast.WithSteps(steps), upcast.WithSubject("o"))
+		must(b, err)
+		light := make([][]byte, 1024)
+		for i := range light {
+			light[i] = encodeAvro(b, l1, map[string]any{"id": fmt.Sprintf("o-%d", i), "name": fmt.Sprintf("Customer %d", i%97), "email": fmt.Sprintf("c%d@example.com", i), "totalCents": int64(1000 + i)})
+		}
+		l1s, err := avro.Parse(l1, nil)
+		must(b, err)
+		ctx := b.Context()
+		var lbase float64
+		b.Run("baseline-hamba-decode", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				var v any
+				if err := hamba.Unmarshal(l1s.Hamba(), light[i%len(light)], &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lbase = eventsPerSecond(b)
+		})
+		b.Run("chain", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: light[i%len(light)]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Value(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if eps := eventsPerSecond(b); lbase > 0 {
+				b.ReportMetric(eps/lbase, "ratio-to-baseline")
+			}
+		})
+	})
+	if base > 0 && chain > 0 {
+		b.Logf("Avro v1→v3 chain: %.0f events/s; baseline hamba decode: %.0f events/s; ratio %.2f (target ≥ 0.7)", chain, base, chain/base)
+	}
+}
+
+// BenchmarkWireDecodeParallel decodes wire-format events of all three
+// versions from 8 goroutines: each event's subject comes from the schema
+// ID cache, its version from the chain.
+func BenchmarkWireDecodeParallel(b *testing.B) {
+	var log [][]byte
+	for i := range 999 {
+		var p []byte
+		switch i % 3 {
+		case 0:
+			p = encodeAvro(b, replay.V1, map[string]any{"id": "o", "customer": "C <c@x>", "totalCents": int64(i)})
+		case 1:
+			p = encodeAvro(b, replay.V2, map[string]any{"orderId": "o", "customer": map[string]any{"name": "C", "email": nil}, "totalCents": int64(i)})
+		case 2:
+			p = encodeAvro(b, replay.V3, map[string]any{"orderId": "o", "customer": map[string]any{"name": "C", "email": nil}, "amount": big.NewRat(int64(i), 100), "currency": "EUR"})
+		}
+		log = append(log, wire(int64(i%3+1), p))
+	}
+	u, err := upcast.New(upcast.WithSource(replay.Source()), upcast.WithSteps(replay.Steps(false)))
+	must(b, err)
+	ctx := b.Context()
+	b.SetParallelism(max(1, 8/runtime.GOMAXPROCS(0)))
+	var n atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int(n.Add(1))
+		for pb.Next() {
+			i += 7
+			r, err := u.Upcast(ctx, upcast.Event{Payload: log[i%len(log)]})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := r.Value(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(max(1, 8/runtime.GOMAXPROCS(0))*runtime.GOMAXPROCS(0)), "goroutines")
+}
+
+// eventsPerSecond reports and returns the benchmark's events/s.
+func eventsPerSecond(b *testing.B) float64 {
+	eps := float64(b.N) / b.Elapsed().Seconds()
+	b.ReportMetric(eps, "events/s")
+	return eps
+}
