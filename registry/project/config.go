@@ -119,10 +119,11 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string {
+	msg := strings.Join(strings.Fields(e.Msg), " ")
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	return fmt.Sprintf("%s: %s", e.File, msg)
 }
 
 var (
@@ -162,7 +163,7 @@ func ParseConfig(name string, text []byte) (*Config, error) {
 		return nil, &ConfigError{File: name, Msg: "the file is empty; it needs at least `version: 1`"}
 	}
 	root := doc.Content[0]
-	inst, err := nodeValue(root)
+	inst, err := (&converter{}).value(root, 0)
 	if err != nil {
 		return nil, &ConfigError{File: name, Line: root.Line, Msg: err.Error()}
 	}
@@ -311,17 +312,30 @@ func pickSeverity(layer map[string]string, ruleID string) (string, bool) {
 	return val, best != ""
 }
 
-// nodeValue converts a YAML node to the JSON data model the validator
-// reads: map[string]any, []any, string, bool, nil, int64 and float64.
-func nodeValue(n *yaml.Node) (any, error) {
+// Limits on the configuration's shape: aliases can make a small file a
+// deep or huge (or, with a cycle, infinite) value.
+const (
+	maxConfigDepth = 64
+	maxConfigNodes = 100_000
+)
+
+// converter turns YAML nodes into the JSON data model the validator reads:
+// map[string]any, []any, string, bool, nil, int64 and float64.
+type converter struct{ nodes int }
+
+func (c *converter) value(n *yaml.Node, depth int) (any, error) {
+	c.nodes++
+	if depth > maxConfigDepth || c.nodes > maxConfigNodes {
+		return nil, fmt.Errorf("line %d: the document nests too deep or expands to too many values (recursive aliases?)", n.Line)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return nodeValue(n.Content[0])
+		return c.value(n.Content[0], depth+1)
 	case yaml.AliasNode:
-		return nodeValue(n.Alias)
+		return c.value(n.Alias, depth+1)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -332,7 +346,7 @@ func nodeValue(n *yaml.Node) (any, error) {
 			if _, dup := m[k.Value]; dup {
 				return nil, fmt.Errorf("line %d: key %q appears twice", k.Line, k.Value)
 			}
-			v, err := nodeValue(n.Content[i+1])
+			v, err := c.value(n.Content[i+1], depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -341,8 +355,8 @@ func nodeValue(n *yaml.Node) (any, error) {
 		return m, nil
 	case yaml.SequenceNode:
 		s := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := nodeValue(c)
+		for _, e := range n.Content {
+			v, err := c.value(e, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -359,18 +373,16 @@ func nodeValue(n *yaml.Node) (any, error) {
 				return nil, err
 			}
 			return b, nil
-		case "!!int":
+		case "!!int", "!!float":
 			var i int64
-			if err := n.Decode(&i); err != nil {
-				return nil, err
+			if n.ShortTag() == "!!int" && n.Decode(&i) == nil {
+				return i, nil
 			}
-			return i, nil
-		case "!!float":
 			var f float64
-			if err := n.Decode(&f); err != nil {
-				return nil, err
+			if n.Decode(&f) == nil {
+				return f, nil
 			}
-			return f, nil
+			return n.Value, nil // out of range: the schema reports the type
 		}
 		return n.Value, nil
 	}

@@ -214,3 +214,32 @@ func TestGlob(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseConfig: any input gives a config or an error, never a panic,
+// and a valid config's globs are usable.
+func FuzzParseConfig(f *testing.F) {
+	for _, seed := range []string{
+		"version: 1\n",
+		"version: 1\nschemas:\n  - files: [\"a/**/*.avsc\", \"{x,y}.proto\"]\n    subject: \"{topic}-{record}\"\noverrides:\n  - subject: \"a-*\"\n    level: FULL\n",
+		"version: 1\ndefaults: {severity: {\"*\": off}}\nexclude: \"**/testdata/**\"\n",
+		"&a [1, *a]",
+		"version: 1\nschemas: &s [{files: x}]\noverrides: *s\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		cfg, err := ParseConfig("charter.yaml", text)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("multi-line error %q", err)
+			}
+			return
+		}
+		for i := range cfg.Schemas {
+			cfg.Schemas[i].matches("a/b.avsc")
+		}
+		cfg.mappingFor("x/y.proto")
+		cfg.LevelFor("s", nil)
+		cfg.SeverityFor("s", nil, "R", policy.Error)
+	})
+}
