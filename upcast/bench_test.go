@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"testing"
 
 	hamba "github.com/hamba/avro/v2"
@@ -273,4 +274,87 @@ func eventsPerSecond(b *testing.B) float64 {
 	eps := float64(b.N) / b.Elapsed().Seconds()
 	b.ReportMetric(eps, "events/s")
 	return eps
+}
+
+// paired runs base and chain alternately, one event each per iteration,
+// timing each separately, so both see the same machine load (the machine
+// is shared); it reports both rates and chain/base. The clock reads add
+// about the same small cost to both sides.
+func paired(b *testing.B, base, chain func(i int)) {
+	var tb, tc time.Duration
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		base(i)
+		t1 := time.Now()
+		chain(i)
+		tc += time.Since(t1)
+		tb += t1.Sub(t0)
+	}
+	n := float64(b.N)
+	b.ReportMetric(n/tb.Seconds(), "baseline-events/s")
+	b.ReportMetric(n/tc.Seconds(), "chain-events/s")
+	b.ReportMetric(tb.Seconds()/tc.Seconds(), "chain/baseline")
+}
+
+// BenchmarkPairedJSON is BenchmarkJSONUpcast's comparison, interleaved:
+// target chain/baseline ≥ 0.5.
+func BenchmarkPairedJSON(b *testing.B) {
+	events := jsonEvents(1024)
+	u, err := upcast.New(upcast.WithSource(staticSource(b, "orders", compat.JSON, jsonOrderV1, jsonOrderV2, jsonOrderV3)),
+		upcast.WithSteps(jsonSteps()), upcast.WithSubject("orders"))
+	must(b, err)
+	ctx := b.Context()
+	paired(b, func(i int) {
+		var m map[string]any
+		if err := json.Unmarshal(events[i%len(events)], &m); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(m); err != nil {
+			b.Fatal(err)
+		}
+	}, func(i int) {
+		r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: events[i%len(events)]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Payload(); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkPairedAvro is BenchmarkAvroUpcast's comparison, interleaved:
+// target chain/baseline ≥ 0.7.
+func BenchmarkPairedAvro(b *testing.B) {
+	v1, err := avro.Parse(replay.V1, nil)
+	must(b, err)
+	payloads := make([][]byte, 1024)
+	for i := range payloads {
+		payloads[i] = encodeAvro(b, replay.V1, map[string]any{"id": fmt.Sprintf("o-%d", i), "customer": fmt.Sprintf("Customer %d <c%d@example.com>", i%97, i), "totalCents": int64(1000 + i)})
+	}
+	for _, mode := range []struct {
+		name string
+		v    upcast.Validation
+	}{{"validate", upcast.ValidateTarget}, {"novalidate", upcast.ValidateOff}} {
+		b.Run(mode.name, func(b *testing.B) {
+			u, err := upcast.New(upcast.WithSource(replay.Source()), upcast.WithSteps(replay.Steps(false)), upcast.WithSubject(replay.Subject), upcast.WithValidation(mode.v))
+			must(b, err)
+			ctx := b.Context()
+			s := v1.Hamba()
+			paired(b, func(i int) {
+				var v any
+				if err := hamba.Unmarshal(s, payloads[i%len(payloads)], &v); err != nil {
+					b.Fatal(err)
+				}
+			}, func(i int) {
+				r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: payloads[i%len(payloads)]})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r.Value(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 }
