@@ -6,8 +6,8 @@ import (
 	"math/big"
 	"runtime"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	hamba "github.com/hamba/avro/v2"
 
