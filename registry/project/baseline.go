@@ -64,8 +64,11 @@ type treeBaseline struct {
 	open func(ctx context.Context, p *Project) (tree, func() error, error)
 }
 
+// String names the baseline: "git:REF" or "dir:PATH".
 func (b treeBaseline) String() string { return b.name }
 
+// Load maps and parses every schema file of the tree; the first file (in
+// path order) of a subject wins.
 func (b treeBaseline) Load(ctx context.Context, p *Project, _ map[string]compat.Level) (*BaselineSet, error) {
 	t, closeFn, err := b.open(ctx, p)
 	if err != nil {

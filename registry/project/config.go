@@ -118,6 +118,7 @@ type ConfigError struct {
 	Msg  string
 }
 
+// Error is "file:line: message" on one line.
 func (e *ConfigError) Error() string {
 	msg := strings.Join(strings.Fields(e.Msg), " ")
 	if e.Line > 0 {

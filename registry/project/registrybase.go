@@ -38,8 +38,11 @@ func RegistryBaseline(src RegistrySource, url string) Baseline {
 	return &registryBaseline{src: src, url: url}
 }
 
+// String is "registry:URL".
 func (b *registryBaseline) String() string { return "registry:" + b.url }
 
+// Load checks that the registry answers, then fetches the versions of the
+// subjects asked, registryConcurrency at a time, references resolved.
 func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string]compat.Level) (*BaselineSet, error) {
 	if _, err := b.src.Subjects(ctx); err != nil {
 		return nil, fmt.Errorf("cannot reach the registry at %s (%w); pass --against git:REF or dir:PATH to check without one", b.url, err)

@@ -133,6 +133,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// String is "N errors, N warnings, N notices".
 func (c counts) String() string {
 	return plural(c.errors, "error", "errors") + ", " + plural(c.warnings, "warning", "warnings") + ", " + plural(c.notices, "notice", "notices")
 }
