@@ -29,6 +29,10 @@ type Rule struct {
 	// Confluent behaviour, a Charter design note), "" when it is Charter's
 	// own.
 	Source string `json:"source,omitempty"`
+	// Off marks a rule that is switched off unless configured: it
+	// reports nothing by default, and at Severity once switched on
+	// (the event-design rules of package registry/governance).
+	Off bool `json:"off,omitempty"`
 }
 
 var (

@@ -1,0 +1,129 @@
+package governance_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/policy"
+)
+
+func TestMergePolicy(t *testing.T) {
+	global := governance.PolicyConfig{
+		Rules:              map[string]string{"OWNER_MISSING": "error", "PII_UNTAGGED": "warning"},
+		DeprecationTTLDays: 60,
+		Envelope:           &governance.Envelope{EventID: []string{"eid"}, Path: ".header"},
+		PII:                &governance.PIIPolicy{MaskTags: []string{"PII"}, MinConfidence: "high"},
+	}
+	subject := governance.PolicyConfig{
+		Rules:    map[string]string{"PII_UNTAGGED": "error"},
+		Envelope: &governance.Envelope{EventType: []string{"kind"}},
+		PII:      &governance.PIIPolicy{AllowList: []string{"mailbox"}},
+	}
+	m := governance.MergePolicy(global, subject)
+	if m.Rules["OWNER_MISSING"] != "error" || m.Rules["PII_UNTAGGED"] != "error" {
+		t.Errorf("rules %v", m.Rules)
+	}
+	if global.Rules["PII_UNTAGGED"] != "warning" {
+		t.Error("MergePolicy changed the global rules")
+	}
+	if m.TTLDays() != 60 || m.Envelope.Path != ".header" || m.Envelope.EventID[0] != "eid" || m.Envelope.EventType[0] != "kind" {
+		t.Errorf("merged %+v %+v", m, m.Envelope)
+	}
+	if m.PII.MinConfidence != "high" || m.PII.MaskTags[0] != "PII" || m.PII.AllowList[0] != "mailbox" {
+		t.Errorf("pii %+v", m.PII)
+	}
+	if (governance.PolicyConfig{}).TTLDays() != governance.DefaultTTLDays {
+		t.Error("default TTL")
+	}
+}
+
+func TestPolicySeverity(t *testing.T) {
+	var c governance.PolicyConfig
+	for id, want := range map[string]struct {
+		sev policy.Severity
+		on  bool
+	}{
+		"OWNER_MISSING":             {policy.Warning, true},
+		"DEPRECATION_EXPIRED":       {policy.Error, true},
+		"DEPRECATION_EXTENDED":      {policy.Notice, true},
+		"EVENT_ENVELOPE_INCOMPLETE": {policy.Warning, false},
+		"PII_UNTAGGED":              {policy.Warning, true},
+		"NO_SUCH_RULE":              {policy.Notice, false},
+	} {
+		sev, on := c.Severity(id)
+		if sev != want.sev || on != want.on {
+			t.Errorf("%s: %v %v, want %v %v", id, sev, on, want.sev, want.on)
+		}
+	}
+	c.Rules = map[string]string{"OWNER_MISSING": "off", "EVENT_ENVELOPE_INCOMPLETE": "ERROR"}
+	if _, on := c.Severity("OWNER_MISSING"); on {
+		t.Error("off is on")
+	}
+	if sev, on := c.Severity("EVENT_ENVELOPE_INCOMPLETE"); !on || sev != policy.Error {
+		t.Errorf("raised: %v %v", sev, on)
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	ok := governance.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "warn"}, DeprecationTTLDays: 30,
+		PII: &governance.PIIPolicy{MinConfidence: "LOW"}, Envelope: &governance.Envelope{Path: ".h"}}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+	if n := ok.Normalize(); n.Rules["OWNER_MISSING"] != "warning" {
+		t.Errorf("normalized %v", n.Rules)
+	}
+	bad := governance.PolicyConfig{Rules: map[string]string{"NOPE": "error", "OWNER_MISSING": "loud"}, DeprecationTTLDays: 99999,
+		PII: &governance.PIIPolicy{MinConfidence: "sure"}, Envelope: &governance.Envelope{Path: "h"}}
+	err := bad.Validate()
+	if err == nil {
+		t.Fatal("invalid config accepted")
+	}
+	for _, s := range []string{`unknown rule "NOPE"`, "OWNER_MISSING", "deprecationTtlDays 99999", "minConfidence", "envelope path"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q lacks %q", err, s)
+		}
+	}
+}
+
+// TestRuleTable: every governance rule is in the policy table with its
+// category; only DEPRECATION_EXPIRED refuses by default; the event rules
+// are off.
+func TestRuleTable(t *testing.T) {
+	rs := governance.Rules()
+	if len(rs) < 13 {
+		t.Fatalf("%d rules", len(rs))
+	}
+	for _, r := range rs {
+		if r.ID == "" || r.Purpose == "" || r.Category == "" {
+			t.Errorf("incomplete rule %+v", r)
+		}
+		if _, ok := policy.LookupRule(r.ID); !ok {
+			t.Errorf("%s is not in the policy table", r.ID)
+		}
+		if r.Severity == policy.Error && !r.Off && r.ID != governance.RuleDeprecationExpired {
+			t.Errorf("%s refuses registrations by default", r.ID)
+		}
+		off := r.ID == governance.RuleEnvelopeIncomplete || r.ID == governance.RuleInlineBinary
+		if r.Off != off {
+			t.Errorf("%s: Off = %v", r.ID, r.Off)
+		}
+	}
+}
+
+func TestParseItem(t *testing.T) {
+	for in, want := range map[string]string{
+		"version:3": "version:3", "field:.a.b": "field:.a.b", ".a.b": "field:.a.b", "a.b": "field:.a.b",
+	} {
+		it, err := governance.ParseItem(in)
+		if err != nil || it.Key() != want {
+			t.Errorf("ParseItem(%q) = %v, %v; want %s", in, it.Key(), err, want)
+		}
+	}
+	for _, bad := range []string{"", ".", "version:0", "version:x"} {
+		if _, err := governance.ParseItem(bad); err == nil {
+			t.Errorf("ParseItem(%q) accepted it", bad)
+		}
+	}
+}
