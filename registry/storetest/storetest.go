@@ -12,8 +12,9 @@
 //		})
 //	}
 //
-// The suite checks behaviour promised by the [registry.Store] and
-// [registry.Tx] docs only; backend specifics (durability, concurrency of
+// The suite checks behaviour promised by the [registry.Store],
+// [registry.Tx] and [registry.GovernanceTx] docs only (every store's
+// transactions must implement GovernanceTx); backend specifics (durability, concurrency of
 // readers with a writer, query plans) belong to the backend's own tests.
 package storetest
 
@@ -63,6 +64,9 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"UpdateRollbackOnPanic", testUpdateRollbackOnPanic},
 		{"ViewReturnsFnError", testViewReturnsFnError},
 		{"ConcurrentUpdates", testConcurrentUpdates},
+		{"GovernanceRecords", testGovernanceRecords},
+		{"Audit", testAudit},
+		{"GovernanceRollback", testGovernanceRollback},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
