@@ -31,7 +31,7 @@ func fillSource(t *testing.T, c *client.Client) {
 		Tags: map[string][]string{"**.id": {"PII"}}, Properties: map[string]string{"owner": "crm"}}})
 	must("orders", client.NewSchema{Text: `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"customer","type":"acme.Customer"}]}`,
 		References: []client.Reference{{Name: "acme.Customer", Subject: "customer", Version: 1}},
-		RuleSet: &client.RuleSet{MigrationRules: []client.Rule{{Name: "up", Kind: "TRANSFORM", Mode: "UPGRADE", Type: "JSONATA", Expr: "$"}}}})
+		RuleSet:    &client.RuleSet{MigrationRules: []client.Rule{{Name: "up", Kind: "TRANSFORM", Mode: "UPGRADE", Type: "JSONATA", Expr: "$"}}}})
 	must("orders-copy", client.NewSchema{Text: orderV1})
 	must("plain", client.NewSchema{Text: orderV1})
 	must("plain", client.NewSchema{Text: orderV2})
