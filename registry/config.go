@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -208,13 +209,16 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		if err := checkWritable(ctx, tx, subject); err != nil {
 			return err
 		}
-		cur, _, err := storedConfig(ctx, tx, subject)
+		cur, had, err := storedConfig(ctx, tx, subject)
 		if err != nil {
 			return err
 		}
 		next := upd.apply(cur)
 		if err := tx.SetConfig(ctx, subject, next); err != nil {
 			return fmt.Errorf("set config of %q: %w", subject, err)
+		}
+		if err := s.auditTx(ctx, tx, governance.ActionConfigSet, subject, "", nilIf(!had, cur), next); err != nil {
+			return err
 		}
 		out = next
 		if subject == "" && out.Compatibility == "" {
@@ -255,7 +259,7 @@ func (s *Service) DeleteConfig(ctx context.Context, subject string) (Config, err
 				return fmt.Errorf("delete global config: %w", err)
 			}
 			out = g
-			return nil
+			return s.auditTx(ctx, tx, governance.ActionConfigDelete, "", "", g, nil)
 		}
 		c, ok, err := storedConfig(ctx, tx, subject)
 		if err != nil {
@@ -276,7 +280,7 @@ func (s *Service) DeleteConfig(ctx context.Context, subject string) (Config, err
 			return fmt.Errorf("delete config of %q: %w", subject, err)
 		}
 		out = c
-		return nil
+		return s.auditTx(ctx, tx, governance.ActionConfigDelete, subject, "", c, nil)
 	})
 	return out, err
 }

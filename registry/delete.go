@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -54,7 +55,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 				}
 				out = append(out, v.Version)
 			}
-			return nil
+			return s.auditTx(ctx, tx, governance.ActionSubjectDelete, subject, "", nil, map[string]any{"versions": out, "permanent": false})
 		}
 		if len(lv) > 0 {
 			return srerr.New(srerr.ErrSubjectNotSoftDeleted,
@@ -73,6 +74,9 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 			out = append(out, v.Version)
 		}
 		if forgot, err = forgetOrphans(ctx, tx, vs); err != nil {
+			return err
+		}
+		if err := s.auditTx(ctx, tx, governance.ActionSubjectDelete, subject, "", nil, map[string]any{"versions": out, "permanent": true}); err != nil {
 			return err
 		}
 		return dropSubjectSettings(ctx, tx, subject)
@@ -126,7 +130,7 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 				return fmt.Errorf("soft delete %q version %d: %w", subject, v.Version, err)
 			}
 			out = v.Version
-			return nil
+			return s.auditTx(ctx, tx, governance.ActionVersionDelete, subject, fmt.Sprintf("version:%d", v.Version), nil, map[string]any{"permanent": false})
 		}
 		if !v.Deleted {
 			return srerr.New(srerr.ErrVersionNotSoftDeleted,
@@ -140,6 +144,9 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 		}
 		out = v.Version
 		if forgot, err = forgetOrphans(ctx, tx, []SubjectVersion{v}); err != nil {
+			return err
+		}
+		if err := s.auditTx(ctx, tx, governance.ActionVersionDelete, subject, fmt.Sprintf("version:%d", v.Version), nil, map[string]any{"permanent": true}); err != nil {
 			return err
 		}
 		if len(vs) == 1 {
@@ -201,7 +208,7 @@ func refuseReferenced(ctx context.Context, tx Tx, vs []SubjectVersion) error {
 }
 
 // dropSubjectSettings removes the config and mode of a subject that has no
-// versions left.
+// versions left, and its governance history (dropSubjectGovernance).
 func dropSubjectSettings(ctx context.Context, tx Tx, subject string) error {
 	if err := tx.DeleteConfig(ctx, subject); err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("delete config of %q: %w", subject, err)
@@ -209,5 +216,5 @@ func dropSubjectSettings(ctx context.Context, tx Tx, subject string) error {
 	if err := tx.DeleteMode(ctx, subject); err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("delete mode of %q: %w", subject, err)
 	}
-	return nil
+	return dropSubjectGovernance(ctx, tx, subject)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -145,10 +146,14 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 				}
 			}
 		}
+		before, had, err := storedMode(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
 		if err := tx.SetMode(ctx, subject, m); err != nil {
 			return fmt.Errorf("set mode of %q: %w", subject, err)
 		}
-		return nil
+		return s.auditTx(ctx, tx, governance.ActionModeSet, subject, "", nilIf(!had, before), m)
 	})
 	return m, err
 }
@@ -183,7 +188,7 @@ func (s *Service) DeleteMode(ctx context.Context, subject string) (Mode, error) 
 			return fmt.Errorf("delete mode of %q: %w", subject, err)
 		}
 		out = m
-		return nil
+		return s.auditTx(ctx, tx, governance.ActionModeDelete, subject, "", m, nil)
 	})
 	return out, err
 }

@@ -177,7 +177,9 @@ func (s *Service) SubjectVersions(ctx context.Context, subject string, q Subject
 
 // Version returns version n of subject (Latest for the highest) with its
 // schema (GET /subjects/{s}/versions/{v}). Soft-deleted versions are found
-// only with includeDeleted. Errors: 40401 the subject has no (live)
+// only with includeDeleted. The subject's owner, when recorded, shows in
+// the metadata properties (governance.PropOwner …) unless the schema's
+// own metadata sets them. Errors: 40401 the subject has no (live)
 // versions; 40402 no such version.
 func (s *Service) Version(ctx context.Context, subject string, n int, includeDeleted bool) (SubjectSchema, error) {
 	var out SubjectSchema
@@ -195,7 +197,7 @@ func (s *Service) Version(ctx context.Context, subject string, n int, includeDel
 			return err
 		}
 		out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
-		return nil
+		return withOwnerView(ctx, tx, &out)
 	})
 	return out, err
 }

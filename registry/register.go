@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -44,6 +46,11 @@ type SubjectSchema struct {
 	Version int
 	Deleted bool
 	Schema  Schema
+	// Findings are the governance warnings and notices of the Register
+	// call that returned this version (errors refuse it instead); SemVer
+	// is the semantic version it got. Both are empty on reads.
+	Findings []policy.Finding
+	SemVer   string
 }
 
 // candidate is a schema sent by a client, parsed and fingerprinted.
@@ -160,9 +167,17 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err := ValidateSubject(subject); err != nil {
 		return SubjectSchema{}, err
 	}
-	f, err := s.checkRequest(&req)
-	if err != nil {
-		return SubjectSchema{}, err
+	// An empty schema with a data contract takes the latest version's
+	// schema, read in the transaction.
+	contractOnly := strings.TrimSpace(req.Schema) == "" && hasContract(req)
+	var (
+		f   compat.Format
+		err error
+	)
+	if !contractOnly {
+		if f, err = s.checkRequest(&req); err != nil {
+			return SubjectSchema{}, err
+		}
 	}
 	var (
 		out     SubjectSchema
@@ -198,6 +213,15 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 			return err
 		}
 		req := req
+		f := f
+		if contractOnly {
+			if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
+				return err
+			}
+			if f, err = s.checkRequest(&req); err != nil {
+				return err
+			}
+		}
 		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
 			return err
 		}
@@ -205,6 +229,30 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
 		if err != nil {
 			return err
+		}
+		// governExisting runs the deprecation rules on the
+		// re-registration of version v (governance.Input.Existing).
+		governExisting := func(v int) error {
+			if mode == ModeImport {
+				return nil
+			}
+			g, ok := tx.(GovernanceTx)
+			if !ok {
+				return nil
+			}
+			deps, err := g.GovernanceRecords(ctx, RecordQuery{Kind: kindDeprecation, Subject: subject})
+			if err != nil || len(deps) == 0 {
+				return err
+			}
+			res, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, v, nil, true)
+			if err != nil {
+				return err
+			}
+			if res.Failed() {
+				return policyError(subject, res.Findings)
+			}
+			out.Findings = res.Findings
+			return nil
 		}
 		existing, err := tx.SchemaByFingerprint(ctx, cand.schema.Fingerprint)
 		found := err == nil
@@ -226,7 +274,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 					continue
 				}
 				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: existing}
-				return nil
+				return governExisting(v.Version)
 			}
 		}
 		if normalize && mode != ModeImport {
@@ -238,7 +286,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 			}
 			if ok && (req.Version <= 0 || req.Version == v.Version) {
 				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: st}
-				return nil
+				return governExisting(v.Version)
 			}
 		}
 		next := 1
@@ -268,6 +316,25 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 					"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
 					subject, strings.Join(compatibilityMessages(res, olds, cfg), ", "))
 			}
+			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, live(versions))
+			if err != nil {
+				return err
+			}
+			if len(msgs) > 0 {
+				return errReservedFields(subject, msgs)
+			}
+		}
+		var gov *governance.Result
+		g, governed := tx.(GovernanceTx)
+		if governed && mode != ModeImport {
+			res, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, version, live(versions), false)
+			if err != nil {
+				return err
+			}
+			if res.Failed() {
+				return policyError(subject, res.Findings)
+			}
+			gov = &res
 		}
 		id := existing.ID
 		if !found {
@@ -298,7 +365,12 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 			return fmt.Errorf("put version %d of %q: %w", version, subject, err)
 		}
 		out = SubjectSchema{Subject: subject, Version: version, Schema: existing}
-		return nil
+		if gov != nil {
+			out.Findings, out.SemVer = gov.Findings, gov.SemVer
+			return s.recordRegistration(ctx, g, subject, version, id, *gov)
+		}
+		return s.auditTx(ctx, tx, governance.ActionSchemaRegister, subject, fmt.Sprintf("version:%d", version), nil,
+			map[string]any{"id": id, "version": version, "mode": string(mode)})
 	})
 	if err != nil {
 		return SubjectSchema{}, err
@@ -320,82 +392,90 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 func (s *Service) Lookup(ctx context.Context, subject string, req RegisterRequest, includeDeleted bool) (SubjectSchema, error) {
 	var out SubjectSchema
 	err := s.view(ctx, "look up schema", func(tx Tx) error {
-		subject, err := resolveAlias(ctx, tx, subject)
-		if err != nil {
+		if err := s.lookup(ctx, tx, subject, req, includeDeleted, &out); err != nil {
 			return err
 		}
-		versions, err := subjectVersions(ctx, tx, subject)
+		return withOwnerView(ctx, tx, &out)
+	})
+	return out, err
+}
+
+// lookup is Lookup in tx.
+func (s *Service) lookup(ctx context.Context, tx Tx, subject string, req RegisterRequest, includeDeleted bool, out *SubjectSchema) error {
+	subject, err := resolveAlias(ctx, tx, subject)
+	if err != nil {
+		return err
+	}
+	versions, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return err
+	}
+	if !includeDeleted {
+		versions = live(versions)
+	}
+	if len(versions) == 0 {
+		return errSubjectNotFound(subject)
+	}
+	if strings.TrimSpace(req.Schema) == "" {
+		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found: the schema text is empty")
+	}
+	f, err := s.checkRequest(&req)
+	if err != nil {
+		return err
+	}
+	cfg, err := effectiveConfig(ctx, tx, subject)
+	if err != nil {
+		return err
+	}
+	normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+	cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+	if err != nil {
+		return err
+	}
+	for _, fp := range []string{cand.schema.Fingerprint, cand.altFingerprint} {
+		st, err := tx.SchemaByFingerprint(ctx, fp)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			return err
+			return fmt.Errorf("look up schema by fingerprint: %w", err)
 		}
-		if !includeDeleted {
-			versions = live(versions)
-		}
-		if len(versions) == 0 {
-			return errSubjectNotFound(subject)
-		}
-		if strings.TrimSpace(req.Schema) == "" {
-			return srerr.New(srerr.ErrSchemaNotFound, "Schema not found: the schema text is empty")
-		}
-		f, err := s.checkRequest(&req)
-		if err != nil {
-			return err
-		}
-		cfg, err := effectiveConfig(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
-		if err != nil {
-			return err
-		}
-		for _, fp := range []string{cand.schema.Fingerprint, cand.altFingerprint} {
-			st, err := tx.SchemaByFingerprint(ctx, fp)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("look up schema by fingerprint: %w", err)
-			}
-			for i := len(versions) - 1; i >= 0; i-- {
-				if versions[i].SchemaID == st.ID {
-					out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
-					return nil
-				}
-			}
-		}
-		if normalize {
-			// Normalized on both sides, as Confluent's lookup does.
-			withContract := len(cand.schema.Metadata) > 0 || len(cand.schema.RuleSet) > 0
-			v, st, ok, err := s.matchNormalized(ctx, tx, cand, versions, withContract)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
+		for i := len(versions) - 1; i >= 0; i-- {
+			if versions[i].SchemaID == st.ID {
+				*out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
 				return nil
 			}
 		}
-		// A request without metadata and ruleSet matches a version whose
-		// schema differs only in those (defaults from the config, or
-		// inherited), as Confluent's lookup does.
-		if len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0 {
-			want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
-			for i := len(versions) - 1; i >= 0; i-- {
-				st, err := storedSchema(ctx, tx, versions[i].SchemaID)
-				if err != nil {
-					return err
-				}
-				if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
-					out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
-					return nil
-				}
+	}
+	if normalize {
+		// Normalized on both sides, as Confluent's lookup does.
+		withContract := len(cand.schema.Metadata) > 0 || len(cand.schema.RuleSet) > 0
+		v, st, ok, err := s.matchNormalized(ctx, tx, cand, versions, withContract)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
+			return nil
+		}
+	}
+	// A request without metadata and ruleSet matches a version whose
+	// schema differs only in those (defaults from the config, or
+	// inherited), as Confluent's lookup does.
+	if len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0 {
+		want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
+		for i := len(versions) - 1; i >= 0; i-- {
+			st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+			if err != nil {
+				return err
+			}
+			if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
+				*out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
+				return nil
 			}
 		}
-		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
-	})
-	return out, err
+	}
+	return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
 }
 
 // matchNormalized returns the newest of versions whose stored schema has

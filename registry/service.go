@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -43,6 +44,11 @@ type Service struct {
 
 	maxSchemaSize int
 	parsed        *parsedCache
+
+	// clock is the time of governance records, TTLs and audit entries
+	// (WithClock); consumers names a subject's consumers (WithConsumers).
+	clock     func() time.Time
+	consumers ConsumerSource
 
 	forgetMu sync.RWMutex
 	onForget []func(id int64)
@@ -114,6 +120,7 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 		log:           slog.Default(),
 		maxSchemaSize: DefaultMaxSchemaSize,
 		parsed:        newParsedCache(DefaultParsedCacheSize),
+		clock:         time.Now,
 	}
 	for _, f := range formats {
 		s.formats[f.Type()] = f

@@ -59,6 +59,31 @@ var (
 	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
 )
 
+// Charter's own codes, for its governance API (/governance/...) and the
+// governance policy applied on register. They sit in ranges Confluent
+// does not use (404xx above 40449, 422xx above 42249), so a Confluent
+// client meets them only as an unknown code with a message.
+var (
+	// ErrGovernanceNotFound: no such ownership record, deprecation,
+	// extension or dismissal.
+	ErrGovernanceNotFound = &Error{40450, 404, "GOVERNANCE_RECORD_NOT_FOUND", "Governance record not found"}
+	// ErrPolicyViolation: a governance rule at severity error refused the
+	// registration; the message lists every error finding.
+	ErrPolicyViolation = &Error{42250, 422, "POLICY_VIOLATION", "Registration refused by governance policy"}
+	// ErrDeprecationExpired: the registration keeps or reintroduces a
+	// field (or re-registers a version) whose deprecation has expired and
+	// that no extension covers (rule DEPRECATION_EXPIRED).
+	ErrDeprecationExpired = &Error{42251, 422, "DEPRECATION_EXPIRED", "Deprecated item has expired"}
+	// ErrRemovedFieldReused: the registration brings back a removed field
+	// name with another type, or reuses a removed Protobuf field number,
+	// where the operator made those rules errors.
+	ErrRemovedFieldReused = &Error{42252, 422, "REMOVED_FIELD_REUSED", "Removed field reused"}
+	// ErrInvalidGovernance: a governance request is invalid (missing
+	// team, unknown rule ID, bad severity, TTL out of range, unknown
+	// field path).
+	ErrInvalidGovernance = &Error{42253, 422, "INVALID_GOVERNANCE_REQUEST", "Invalid governance request"}
+)
+
 var all = []*Error{
 	ErrUnauthorized, ErrSubjectNotFound, ErrVersionNotFound, ErrSchemaNotFound,
 	ErrSubjectSoftDeleted, ErrSubjectNotSoftDeleted, ErrVersionSoftDeleted,
@@ -70,6 +95,8 @@ var all = []*Error{
 	ErrUnprocessableEntity, ErrBadRequest, ErrPayloadTooLarge,
 	ErrUnsupportedMediaType, ErrStore, ErrOperationTimeout,
 	ErrRequestForwardingFailed, ErrUnknownLeader,
+	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
+	ErrRemovedFieldReused, ErrInvalidGovernance,
 }
 
 var byCode = func() map[int]*Error {

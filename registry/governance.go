@@ -1,0 +1,1027 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// Governance on the Service: ownership, policies, deprecations and their
+// extensions, tags, PII dismissals, the changelog and the audit log
+// (Charter issue 4). The rules themselves are package
+// registry/governance's pure functions; the Service loads a subject's
+// state from the store (GovernanceTx), reads the time from its clock,
+// evaluates every registration and records what changed, each write in
+// one transaction with its audit entry.
+
+// ConsumerSource names the consumers of a subject (teams or
+// applications that read it), for the rules that warn them. Lineage will
+// provide one; until then the Service knows none.
+type ConsumerSource interface {
+	// Consumers returns the consumers of subject; none is an empty
+	// slice. An error fails the registration being evaluated.
+	Consumers(ctx context.Context, subject string) ([]string, error)
+}
+
+// WithClock sets the clock of governance TTLs, records and audit entries
+// (default time.Now). Tests stand on chosen days with it.
+func WithClock(now func() time.Time) Option {
+	return func(s *Service) {
+		if now != nil {
+			s.clock = now
+		}
+	}
+}
+
+// WithConsumers sets where the Service learns a subject's consumers
+// (default: none known).
+func WithConsumers(c ConsumerSource) Option {
+	return func(s *Service) { s.consumers = c }
+}
+
+func (s *Service) now() time.Time { return s.clock().UTC() }
+
+type actorKey struct{}
+
+// Anonymous is the actor of changes whose request names nobody.
+const Anonymous = "anonymous"
+
+// WithActor returns ctx carrying the name of who makes the changes done
+// with it (the API takes it from the X-Charter-Actor header or the basic
+// auth user). Audit entries record it.
+func WithActor(ctx context.Context, actor string) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// ActorFrom returns the actor of ctx, Anonymous when none.
+func ActorFrom(ctx context.Context) string {
+	if a, ok := ctx.Value(actorKey{}).(string); ok && strings.TrimSpace(a) != "" {
+		return a
+	}
+	return Anonymous
+}
+
+// errInvalidGovernance is 42253 with a message.
+func errInvalidGovernance(format string, args ...any) error {
+	return srerr.New(srerr.ErrInvalidGovernance, format, args...)
+}
+
+// gview runs fn with tx's governance part in a read transaction.
+func (s *Service) gview(ctx context.Context, op string, fn func(Tx, GovernanceTx) error) error {
+	return s.view(ctx, op, func(tx Tx) error {
+		g, err := govTx(tx)
+		if err != nil {
+			return err
+		}
+		return fn(tx, g)
+	})
+}
+
+// gupdate runs fn with tx's governance part in a write transaction.
+func (s *Service) gupdate(ctx context.Context, op string, fn func(Tx, GovernanceTx) error) error {
+	return s.update(ctx, op, func(tx Tx) error {
+		g, err := govTx(tx)
+		if err != nil {
+			return err
+		}
+		return fn(tx, g)
+	})
+}
+
+// audit appends an entry for a change made with ctx. before and after are
+// encoded as JSON (nil: absent).
+func (s *Service) audit(ctx context.Context, g GovernanceTx, action, subject, target string, before, after any) error {
+	e := governance.AuditEntry{Time: s.now(), Actor: ActorFrom(ctx), Action: action, Subject: subject, Target: target}
+	var err error
+	if e.Before, err = auditJSON(before); err != nil {
+		return err
+	}
+	if e.After, err = auditJSON(after); err != nil {
+		return err
+	}
+	if _, err := g.AppendAudit(ctx, e); err != nil {
+		return fmt.Errorf("audit %s: %w", action, err)
+	}
+	return nil
+}
+
+// auditTx is audit for callers holding a plain Tx: a store without
+// governance records gets no audit entry.
+func (s *Service) auditTx(ctx context.Context, tx Tx, action, subject, target string, before, after any) error {
+	g, ok := tx.(GovernanceTx)
+	if !ok {
+		return nil
+	}
+	return s.audit(ctx, g, action, subject, target, before, after)
+}
+
+func auditJSON(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	switch x := v.(type) {
+	case json.RawMessage:
+		if len(x) == 0 {
+			return nil, nil
+		}
+		return x, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode audit entry: %w", err)
+	}
+	return b, nil
+}
+
+// --- Ownership -----------------------------------------------------------
+
+// Owner returns the ownership record of subject (GET
+// /governance/subjects/{s}/owner). Errors: 40450 no owner recorded.
+func (s *Service) Owner(ctx context.Context, subject string) (governance.Owner, error) {
+	var out governance.Owner
+	err := s.gview(ctx, "get owner", func(_ Tx, g GovernanceTx) error {
+		ok, err := getRecord(ctx, g, kindOwner, subject, "", &out)
+		if err == nil && !ok {
+			err = srerr.New(srerr.ErrGovernanceNotFound, "Subject '%s' has no owner", subject)
+		}
+		return err
+	})
+	return out, err
+}
+
+// Owners returns every ownership record, by subject (GET
+// /governance/owners); with team set, only that team's.
+func (s *Service) Owners(ctx context.Context, team string) ([]governance.Owner, error) {
+	var out []governance.Owner
+	err := s.gview(ctx, "list owners", func(_ Tx, g GovernanceTx) error {
+		all, err := listRecords[governance.Owner](ctx, g, kindOwner, "", true)
+		if err != nil {
+			return err
+		}
+		out = []governance.Owner{}
+		for _, o := range all {
+			if team == "" || strings.EqualFold(o.Team, team) {
+				out = append(out, o)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SetOwner records o as the owner of subject, replacing any earlier owner
+// (PUT /governance/subjects/{s}/owner); the subject need not have versions
+// yet. Errors: 42208 invalid subject; 42253 no team or contact.
+func (s *Service) SetOwner(ctx context.Context, subject string, o governance.Owner) (governance.Owner, error) {
+	if err := ValidateSubject(subject); err != nil {
+		return governance.Owner{}, err
+	}
+	o.Team, o.Contact, o.Description = strings.TrimSpace(o.Team), strings.TrimSpace(o.Contact), strings.TrimSpace(o.Description)
+	if err := o.Validate(); err != nil {
+		return governance.Owner{}, errInvalidGovernance("Invalid owner of subject '%s': %v", subject, err)
+	}
+	o.Subject, o.UpdatedAt, o.UpdatedBy = subject, s.now(), ActorFrom(ctx)
+	err := s.gupdate(ctx, "set owner", func(_ Tx, g GovernanceTx) error {
+		var before governance.Owner
+		had, err := getRecord(ctx, g, kindOwner, subject, "", &before)
+		if err != nil {
+			return err
+		}
+		if err := putRecord(ctx, g, kindOwner, subject, "", o); err != nil {
+			return err
+		}
+		return s.audit(ctx, g, governance.ActionOwnerSet, subject, "", nilIf(!had, before), o)
+	})
+	return o, err
+}
+
+// DeleteOwner removes the owner of subject and returns it. Errors: 40450
+// no owner recorded.
+func (s *Service) DeleteOwner(ctx context.Context, subject string) (governance.Owner, error) {
+	var out governance.Owner
+	err := s.gupdate(ctx, "delete owner", func(_ Tx, g GovernanceTx) error {
+		ok, err := getRecord(ctx, g, kindOwner, subject, "", &out)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return srerr.New(srerr.ErrGovernanceNotFound, "Subject '%s' has no owner", subject)
+		}
+		if err := g.DeleteGovernanceRecord(ctx, kindOwner, subject, ""); err != nil {
+			return fmt.Errorf("delete owner of %q: %w", subject, err)
+		}
+		return s.audit(ctx, g, governance.ActionOwnerDelete, subject, "", out, nil)
+	})
+	return out, err
+}
+
+// nilIf returns nil when cond, else v (for audit "before" values).
+func nilIf(cond bool, v any) any {
+	if cond {
+		return nil
+	}
+	return v
+}
+
+// --- Policy --------------------------------------------------------------
+
+// Policy returns the policy stored for subject ("" for the global policy):
+// the subject's own settings only (zero when none). GET
+// /governance/policy and /governance/subjects/{s}/policy.
+func (s *Service) Policy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	var out governance.PolicyConfig
+	err := s.gview(ctx, "get policy", func(_ Tx, g GovernanceTx) error {
+		_, err := getRecord(ctx, g, kindPolicy, subject, "", &out)
+		return err
+	})
+	return out, err
+}
+
+// EffectivePolicy returns the policy that applies to subject: the global
+// policy with the subject's settings over it.
+func (s *Service) EffectivePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	var out governance.PolicyConfig
+	err := s.gview(ctx, "get effective policy", func(_ Tx, g GovernanceTx) error {
+		var err error
+		out, err = effectivePolicy(ctx, g, subject)
+		return err
+	})
+	return out, err
+}
+
+func effectivePolicy(ctx context.Context, g GovernanceTx, subject string) (governance.PolicyConfig, error) {
+	var global, own governance.PolicyConfig
+	if _, err := getRecord(ctx, g, kindPolicy, "", "", &global); err != nil {
+		return governance.PolicyConfig{}, err
+	}
+	if subject == "" {
+		return global, nil
+	}
+	if _, err := getRecord(ctx, g, kindPolicy, subject, "", &own); err != nil {
+		return governance.PolicyConfig{}, err
+	}
+	return governance.MergePolicy(global, own), nil
+}
+
+// SetPolicy replaces the policy of subject ("" global) with p (PUT
+// /governance/policy, /governance/subjects/{s}/policy). Errors: 42253 an
+// unknown rule, a bad severity, a TTL out of range.
+func (s *Service) SetPolicy(ctx context.Context, subject string, p governance.PolicyConfig) (governance.PolicyConfig, error) {
+	if subject != "" {
+		if err := ValidateSubject(subject); err != nil {
+			return governance.PolicyConfig{}, err
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return governance.PolicyConfig{}, errInvalidGovernance("%v", err)
+	}
+	p = p.Normalize()
+	err := s.gupdate(ctx, "set policy", func(_ Tx, g GovernanceTx) error {
+		var before governance.PolicyConfig
+		had, err := getRecord(ctx, g, kindPolicy, subject, "", &before)
+		if err != nil {
+			return err
+		}
+		if err := putRecord(ctx, g, kindPolicy, subject, "", p); err != nil {
+			return err
+		}
+		return s.audit(ctx, g, governance.ActionPolicySet, subject, "", nilIf(!had, before), p)
+	})
+	return p, err
+}
+
+// DeletePolicy removes the policy of subject ("" global: back to the
+// defaults) and returns it. Errors: 40450 none stored.
+func (s *Service) DeletePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	var out governance.PolicyConfig
+	err := s.gupdate(ctx, "delete policy", func(_ Tx, g GovernanceTx) error {
+		ok, err := getRecord(ctx, g, kindPolicy, subject, "", &out)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return srerr.New(srerr.ErrGovernanceNotFound, "No policy is stored for %s", policyScope(subject))
+		}
+		if err := g.DeleteGovernanceRecord(ctx, kindPolicy, subject, ""); err != nil {
+			return fmt.Errorf("delete policy: %w", err)
+		}
+		return s.audit(ctx, g, governance.ActionPolicyDelete, subject, "", out, nil)
+	})
+	return out, err
+}
+
+func policyScope(subject string) string {
+	if subject == "" {
+		return "the registry"
+	}
+	return fmt.Sprintf("subject '%s'", subject)
+}
+
+// --- Deprecations --------------------------------------------------------
+
+// DeprecateRequest deprecates a field or a version of a subject.
+type DeprecateRequest struct {
+	Item        governance.Item
+	Reason      string
+	Replacement string
+	// TTLDays is the countdown; 0 takes the subject's policy TTL
+	// (default governance.DefaultTTLDays).
+	TTLDays int
+}
+
+// latestFields returns the latest live version of subject, parsed, and
+// whether there is one.
+func (s *Service) latestParsed(ctx context.Context, tx Tx, subject string) (SubjectVersion, Schema, compat.Schema, bool, error) {
+	vs, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return SubjectVersion{}, Schema{}, nil, false, err
+	}
+	lv := live(vs)
+	if len(lv) == 0 {
+		return SubjectVersion{}, Schema{}, nil, false, nil
+	}
+	v := lv[len(lv)-1]
+	st, err := storedSchema(ctx, tx, v.SchemaID)
+	if err != nil {
+		return SubjectVersion{}, Schema{}, nil, false, err
+	}
+	p, err := s.parseStored(ctx, tx, st)
+	if err != nil {
+		return SubjectVersion{}, Schema{}, nil, false, err
+	}
+	return v, st, p, true, nil
+}
+
+// Deprecate deprecates a field path of the subject's latest version, or a
+// version, from now on with a TTL (POST
+// /governance/subjects/{s}/deprecations). Deprecating an item again
+// replaces its reason, replacement and TTL and keeps its start and
+// extensions. Errors: 40401 the subject has no live version; 40402 no such
+// version; 42253 no such field in the latest version, or a TTL out of
+// range.
+func (s *Service) Deprecate(ctx context.Context, subject string, req DeprecateRequest) (governance.DeprecationStatus, error) {
+	if req.TTLDays < 0 || req.TTLDays > governance.MaxTTLDays {
+		return governance.DeprecationStatus{}, errInvalidGovernance("Invalid TTL %d days: want 1 to %d (0 takes the policy's TTL)", req.TTLDays, governance.MaxTTLDays)
+	}
+	var out governance.Deprecation
+	err := s.gupdate(ctx, "deprecate", func(tx Tx, g GovernanceTx) error {
+		latest, _, parsed, ok, err := s.latestParsed(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errSubjectNotFound(subject)
+		}
+		switch req.Item.Kind {
+		case governance.ItemVersion:
+			if _, err := lookupVersion(ctx, tx, subject, req.Item.Version, false); err != nil {
+				return err
+			}
+		case governance.ItemField:
+			if err := hasField(parsed, req.Item.Path, latest.Version); err != nil {
+				return err
+			}
+		default:
+			return errInvalidGovernance("Invalid item: want a field path or a version")
+		}
+		pol, err := effectivePolicy(ctx, g, subject)
+		if err != nil {
+			return err
+		}
+		ttl := req.TTLDays
+		if ttl == 0 {
+			ttl = pol.TTLDays()
+		}
+		key := req.Item.Key()
+		var before governance.Deprecation
+		had, err := getRecord(ctx, g, kindDeprecation, subject, key, &before)
+		if err != nil {
+			return err
+		}
+		d := governance.NewDeprecation(subject, req.Item, s.now(), ttl, governance.SourceAPI)
+		d.SinceVersion = latest.Version
+		if had {
+			d.DeprecatedAt, d.SinceVersion, d.Extensions = before.DeprecatedAt, before.SinceVersion, before.Extensions
+			d.ExpiresAt = d.DeprecatedAt.Add(time.Duration(ttl) * governance.Day)
+		}
+		d.Reason, d.Replacement, d.By = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Replacement), ActorFrom(ctx)
+		if err := putRecord(ctx, g, kindDeprecation, subject, key, d); err != nil {
+			return err
+		}
+		out = d
+		return s.audit(ctx, g, governance.ActionDeprecationCreate, subject, key, nilIf(!had, before), d)
+	})
+	if err != nil {
+		return governance.DeprecationStatus{}, err
+	}
+	return out.Status(s.now()), nil
+}
+
+// hasField returns 42253 unless the schema has a field at path.
+func hasField(p compat.Schema, path string, version int) error {
+	fields := compat.Fields(p)
+	var names []string
+	for _, f := range fields {
+		if f.Path == path {
+			return nil
+		}
+		if len(names) < 20 {
+			names = append(names, f.Path)
+		}
+	}
+	return errInvalidGovernance("Version %d has no field at path %q; its fields include: %s", version, path, strings.Join(names, ", "))
+}
+
+// Deprecations returns the deprecations of subject with their state now
+// (GET /governance/subjects/{s}/deprecations), by item key; with all, the
+// fields of the latest version that are not deprecated are listed too, as
+// active.
+func (s *Service) Deprecations(ctx context.Context, subject string, all bool) ([]governance.DeprecationStatus, error) {
+	var out []governance.DeprecationStatus
+	err := s.gview(ctx, "list deprecations", func(tx Tx, g GovernanceTx) error {
+		ds, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		out = make([]governance.DeprecationStatus, 0, len(ds))
+		deprecated := map[string]bool{}
+		for _, d := range ds {
+			out = append(out, d.Status(now))
+			deprecated[d.Key()] = true
+		}
+		if !all {
+			return nil
+		}
+		_, _, parsed, ok, err := s.latestParsed(ctx, tx, subject)
+		if err != nil || !ok {
+			return err
+		}
+		for _, f := range compat.Fields(parsed) {
+			it := governance.FieldItem(f.Path)
+			if deprecated[it.Key()] {
+				continue
+			}
+			deprecated[it.Key()] = true
+			out = append(out, governance.DeprecationStatus{Deprecation: governance.Deprecation{Subject: subject, Item: it}, State: governance.StateActive})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AllDeprecations returns the deprecations of every subject with their
+// state now (GET /governance/deprecations), by subject and item key.
+func (s *Service) AllDeprecations(ctx context.Context) ([]governance.DeprecationStatus, error) {
+	var out []governance.DeprecationStatus
+	err := s.gview(ctx, "list deprecations", func(_ Tx, g GovernanceTx) error {
+		ds, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, "", true)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		out = make([]governance.DeprecationStatus, 0, len(ds))
+		for _, d := range ds {
+			out = append(out, d.Status(now))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Deprecation returns one deprecation with its state now. Errors: 40450
+// the item is not deprecated.
+func (s *Service) Deprecation(ctx context.Context, subject string, item governance.Item) (governance.DeprecationStatus, error) {
+	var d governance.Deprecation
+	err := s.gview(ctx, "get deprecation", func(_ Tx, g GovernanceTx) error {
+		return getDeprecation(ctx, g, subject, item, &d)
+	})
+	if err != nil {
+		return governance.DeprecationStatus{}, err
+	}
+	return d.Status(s.now()), nil
+}
+
+func getDeprecation(ctx context.Context, g GovernanceTx, subject string, item governance.Item, d *governance.Deprecation) error {
+	ok, err := getRecord(ctx, g, kindDeprecation, subject, item.Key(), d)
+	if err == nil && !ok {
+		err = srerr.New(srerr.ErrGovernanceNotFound, "%s of subject '%s' is not deprecated", upperFirst(item.String()), subject)
+	}
+	return err
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Undeprecate removes the deprecation of item (DELETE
+// /governance/subjects/{s}/deprecations/{item}), extensions included, and
+// returns it. Errors: 40450 not deprecated.
+func (s *Service) Undeprecate(ctx context.Context, subject string, item governance.Item) (governance.Deprecation, error) {
+	var d governance.Deprecation
+	err := s.gupdate(ctx, "undeprecate", func(_ Tx, g GovernanceTx) error {
+		if err := getDeprecation(ctx, g, subject, item, &d); err != nil {
+			return err
+		}
+		if err := g.DeleteGovernanceRecord(ctx, kindDeprecation, subject, item.Key()); err != nil {
+			return fmt.Errorf("delete deprecation: %w", err)
+		}
+		return s.audit(ctx, g, governance.ActionDeprecationDelete, subject, item.Key(), d, nil)
+	})
+	return d, err
+}
+
+// ExtensionRequest grants a consumer more time with a deprecated item.
+type ExtensionRequest struct {
+	Consumer string
+	// Until is the end of the extension; zero takes Days from now.
+	Until    time.Time
+	Days     int
+	Reason   string
+	Approver string
+}
+
+// GrantExtension lets req.Consumer keep using item until req.Until (POST
+// /governance/subjects/{s}/deprecations/{item}/extensions). A consumer's
+// earlier extension of the same item is replaced. Errors: 40450 not
+// deprecated; 42253 no consumer, reason or approver, or an end that is
+// not in the future or more than ten years away.
+func (s *Service) GrantExtension(ctx context.Context, subject string, item governance.Item, req ExtensionRequest) (governance.DeprecationStatus, error) {
+	now := s.now()
+	until := req.Until
+	if until.IsZero() {
+		if req.Days <= 0 {
+			return governance.DeprecationStatus{}, errInvalidGovernance("An extension needs an end: until (a time) or days (> 0)")
+		}
+		until = now.Add(time.Duration(req.Days) * governance.Day)
+	}
+	x := governance.Extension{Consumer: strings.TrimSpace(req.Consumer), Until: until.UTC(), Reason: strings.TrimSpace(req.Reason),
+		Approver: strings.TrimSpace(req.Approver), GrantedAt: now, GrantedBy: ActorFrom(ctx)}
+	if err := x.Validate(now); err != nil {
+		return governance.DeprecationStatus{}, errInvalidGovernance("Invalid extension of %s of subject '%s': %v", item, subject, err)
+	}
+	var d governance.Deprecation
+	err := s.gupdate(ctx, "grant extension", func(_ Tx, g GovernanceTx) error {
+		if err := getDeprecation(ctx, g, subject, item, &d); err != nil {
+			return err
+		}
+		var before *governance.Extension
+		d.Extensions = slices.DeleteFunc(d.Extensions, func(e governance.Extension) bool {
+			if e.Consumer == x.Consumer {
+				e := e
+				before = &e
+				return true
+			}
+			return false
+		})
+		d.Extensions = append(d.Extensions, x)
+		if err := putRecord(ctx, g, kindDeprecation, subject, item.Key(), d); err != nil {
+			return err
+		}
+		return s.audit(ctx, g, governance.ActionExtensionGrant, subject, item.Key()+"/"+x.Consumer, nilIf(before == nil, before), x)
+	})
+	if err != nil {
+		return governance.DeprecationStatus{}, err
+	}
+	return d.Status(now), nil
+}
+
+// RevokeExtension removes the extension of consumer on item. Errors:
+// 40450 not deprecated, or no extension for consumer.
+func (s *Service) RevokeExtension(ctx context.Context, subject string, item governance.Item, consumer string) (governance.DeprecationStatus, error) {
+	var d governance.Deprecation
+	err := s.gupdate(ctx, "revoke extension", func(_ Tx, g GovernanceTx) error {
+		if err := getDeprecation(ctx, g, subject, item, &d); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(d.Extensions, func(e governance.Extension) bool { return e.Consumer == consumer })
+		if i < 0 {
+			return srerr.New(srerr.ErrGovernanceNotFound, "%s of subject '%s' has no extension for %s", upperFirst(item.String()), subject, consumer)
+		}
+		before := d.Extensions[i]
+		d.Extensions = slices.Delete(d.Extensions, i, i+1)
+		if err := putRecord(ctx, g, kindDeprecation, subject, item.Key(), d); err != nil {
+			return err
+		}
+		return s.audit(ctx, g, governance.ActionExtensionRevoke, subject, item.Key()+"/"+consumer, before, nil)
+	})
+	if err != nil {
+		return governance.DeprecationStatus{}, err
+	}
+	return d.Status(s.now()), nil
+}
+
+// --- Removed fields, dismissals, tags -----------------------------------
+
+// RemovedFields returns the fields removed from subject that stay
+// reserved (GET /governance/subjects/{s}/removed), by path.
+func (s *Service) RemovedFields(ctx context.Context, subject string) ([]governance.RemovedField, error) {
+	var out []governance.RemovedField
+	err := s.gview(ctx, "list removed fields", func(_ Tx, g GovernanceTx) error {
+		var err error
+		out, err = listRecords[governance.RemovedField](ctx, g, kindRemoved, subject, false)
+		return err
+	})
+	return out, err
+}
+
+// Dismissals returns the PII dismissals of subject (GET
+// /governance/subjects/{s}/dismissals).
+func (s *Service) Dismissals(ctx context.Context, subject string) ([]governance.Dismissal, error) {
+	var out []governance.Dismissal
+	err := s.gview(ctx, "list dismissals", func(_ Tx, g GovernanceTx) error {
+		var err error
+		out, err = listRecords[governance.Dismissal](ctx, g, kindDismissal, subject, false)
+		return err
+	})
+	return out, err
+}
+
+// Dismiss records a reviewed PII false positive (POST
+// /governance/subjects/{s}/dismissals): who (the actor, unless d.By is
+// set) and why. The same field and pattern again replaces the earlier
+// dismissal. Errors: 42253 no field or no reason.
+func (s *Service) Dismiss(ctx context.Context, subject string, d governance.Dismissal) (governance.Dismissal, error) {
+	if err := ValidateSubject(subject); err != nil {
+		return governance.Dismissal{}, err
+	}
+	d.Field, d.PatternID, d.Reason = strings.TrimSpace(d.Field), strings.TrimSpace(d.PatternID), strings.TrimSpace(d.Reason)
+	if err := d.Validate(); err != nil {
+		return governance.Dismissal{}, errInvalidGovernance("Invalid dismissal: %v", err)
+	}
+	if strings.TrimSpace(d.By) == "" {
+		d.By = ActorFrom(ctx)
+	}
+	d.Subject, d.At = subject, s.now()
+	err := s.gupdate(ctx, "dismiss", func(_ Tx, g GovernanceTx) error {
+		var before governance.Dismissal
+		had, err := getRecord(ctx, g, kindDismissal, subject, d.Key(), &before)
+		if err != nil {
+			return err
+		}
+		if err := putRecord(ctx, g, kindDismissal, subject, d.Key(), d); err != nil {
+			return err
+		}
+		return s.audit(ctx, g, governance.ActionDismissalCreate, subject, d.Key(), nilIf(!had, before), d)
+	})
+	return d, err
+}
+
+// DeleteDismissal removes the dismissal of field (and pattern, "" for
+// all patterns). Errors: 40450 none.
+func (s *Service) DeleteDismissal(ctx context.Context, subject, field, pattern string) (governance.Dismissal, error) {
+	var d governance.Dismissal
+	key := governance.Dismissal{Field: field, PatternID: pattern}.Key()
+	err := s.gupdate(ctx, "delete dismissal", func(_ Tx, g GovernanceTx) error {
+		ok, err := getRecord(ctx, g, kindDismissal, subject, key, &d)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return srerr.New(srerr.ErrGovernanceNotFound, "Subject '%s' has no dismissal for %s", subject, key)
+		}
+		if err := g.DeleteGovernanceRecord(ctx, kindDismissal, subject, key); err != nil {
+			return fmt.Errorf("delete dismissal: %w", err)
+		}
+		return s.audit(ctx, g, governance.ActionDismissalDelete, subject, key, d, nil)
+	})
+	return d, err
+}
+
+// --- The audit log -------------------------------------------------------
+
+// Audit returns the audit entries q selects, oldest first (GET
+// /governance/audit).
+func (s *Service) Audit(ctx context.Context, q AuditQuery) ([]governance.AuditEntry, error) {
+	var out []governance.AuditEntry
+	err := s.gview(ctx, "read audit log", func(_ Tx, g GovernanceTx) error {
+		var err error
+		out, err = g.AuditEntries(ctx, q)
+		return err
+	})
+	return out, err
+}
+
+// --- State and evaluation -----------------------------------------------
+
+// loadState reads the governance state of subject in tx.
+func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject string) (governance.SubjectState, error) {
+	st := governance.SubjectState{Subject: subject}
+	var o governance.Owner
+	ok, err := getRecord(ctx, g, kindOwner, subject, "", &o)
+	if err != nil {
+		return st, err
+	}
+	if ok {
+		st.Owner = &o
+	}
+	if st.Deprecations, err = listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false); err != nil {
+		return st, err
+	}
+	if st.Removed, err = listRecords[governance.RemovedField](ctx, g, kindRemoved, subject, false); err != nil {
+		return st, err
+	}
+	if st.Dismissals, err = listRecords[governance.Dismissal](ctx, g, kindDismissal, subject, false); err != nil {
+		return st, err
+	}
+	if _, err := getRecord(ctx, g, kindTags, subject, "", &st.Tags); err != nil {
+		return st, err
+	}
+	if st.Policy, err = effectivePolicy(ctx, g, subject); err != nil {
+		return st, err
+	}
+	vs, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return st, err
+	}
+	if lv := live(vs); len(lv) > 0 {
+		var rec governance.VersionRecord
+		ok, err := getRecord(ctx, g, kindVersion, subject, versionKey(lv[len(lv)-1].Version), &rec)
+		if err != nil {
+			return st, err
+		}
+		if !ok {
+			// Versions registered before governance: number them now.
+			recs, err := s.versionRecords(ctx, tx, g, subject)
+			if err != nil {
+				return st, err
+			}
+			rec = recs[len(recs)-1]
+		}
+		st.LatestSemVer = rec.SemVer
+	}
+	if s.consumers != nil {
+		cs, err := s.consumers.Consumers(ctx, subject)
+		if err != nil {
+			return st, fmt.Errorf("consumers of %q: %w", subject, err)
+		}
+		st.Consumers = cs
+	}
+	return st, nil
+}
+
+// State returns the governance state of subject (GET
+// /governance/subjects/{s}/state): what the CLI gate needs to run
+// governance.Evaluate itself.
+func (s *Service) State(ctx context.Context, subject string) (governance.SubjectState, error) {
+	var out governance.SubjectState
+	err := s.gview(ctx, "get governance state", func(tx Tx, g GovernanceTx) error {
+		var err error
+		out, err = s.loadState(ctx, tx, g, subject)
+		return err
+	})
+	return out, err
+}
+
+// CheckResult is the governance verdict on a schema not registered yet
+// (POST /governance/subjects/{s}/check): the findings a registration
+// would report (compatibility first, then governance), with the semantic
+// version and changes it would get.
+type CheckResult struct {
+	Subject string `json:"subject"`
+	// Version is the version number the schema would get, or has when it
+	// is already registered (Existing).
+	Version  int                 `json:"version"`
+	Existing bool                `json:"existing,omitempty"`
+	Allowed  bool                `json:"allowed"`
+	Findings []policy.Finding    `json:"findings"`
+	SemVer   string              `json:"semver,omitempty"`
+	Bump     governance.Bump     `json:"bump,omitempty"`
+	Changes  []governance.Change `json:"changes,omitempty"`
+}
+
+// Check evaluates req against subject as Register would, without
+// registering: compatibility at the subject's level (each finding as an
+// error with its compat rule ID) and every governance rule. Errors: as
+// Register's for invalid input (42201, 42208, 42209); a refusal is a
+// result, not an error.
+func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest) (CheckResult, error) {
+	if err := ValidateSubject(subject); err != nil {
+		return CheckResult{}, err
+	}
+	out := CheckResult{Subject: subject}
+	err := s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		out.Subject = subject
+		versions, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		req := req
+		if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
+			return err
+		}
+		f, err := s.checkRequest(&req)
+		if err != nil {
+			return err
+		}
+		cfg, err := effectiveConfig(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
+			return err
+		}
+		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		if err != nil {
+			return err
+		}
+		out.Version = 1
+		if len(versions) > 0 {
+			out.Version = versions[len(versions)-1].Version + 1
+		}
+		if existing, err := tx.SchemaByFingerprint(ctx, cand.schema.Fingerprint); err == nil {
+			for i := len(versions) - 1; i >= 0; i-- {
+				if !versions[i].Deleted && versions[i].SchemaID == existing.ID {
+					out.Version, out.Existing = versions[i].Version, true
+					break
+				}
+			}
+		} else if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("look up schema by fingerprint: %w", err)
+		}
+		if !out.Existing {
+			against, err := compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, live(versions))
+			if err != nil {
+				return err
+			}
+			res, _, err := s.checkCompatibility(ctx, tx, f, cand.parsed, cfg.Compatibility, against)
+			if err != nil {
+				return err
+			}
+			for _, fd := range res.Findings {
+				out.Findings = append(out.Findings, policy.Finding{RuleID: fd.RuleID, Severity: policy.Error, Subject: subject,
+					Path: fd.Path, Message: fd.Message, Version: fd.Version, Direction: string(fd.Direction)})
+			}
+			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, live(versions))
+			if err != nil {
+				return err
+			}
+			for _, m := range msgs {
+				out.Findings = append(out.Findings, policy.Finding{RuleID: RuleReservedField, Severity: policy.Error, Subject: subject, Message: m})
+			}
+		}
+		gres, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, out.Version, live(versions), out.Existing)
+		if err != nil {
+			return err
+		}
+		out.Findings = append(out.Findings, gres.Findings...)
+		out.SemVer = gres.SemVer
+		if gres.Classification != nil {
+			out.Bump, out.Changes = gres.Classification.Bump, gres.Classification.Changes
+		}
+		out.Allowed = !policy.Report{Findings: out.Findings}.Failed()
+		if out.Findings == nil {
+			out.Findings = []policy.Finding{}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// evaluate runs the governance engine on a candidate of subject that gets
+// (or, existing, has) version number version.
+func (s *Service) evaluate(ctx context.Context, tx Tx, g GovernanceTx, subject string, f compat.Format, level compat.Level,
+	cand candidate, version int, liveVersions []SubjectVersion, existing bool) (governance.Result, error) {
+	st, err := s.loadState(ctx, tx, g, subject)
+	if err != nil {
+		return governance.Result{}, err
+	}
+	in := governance.Input{Now: s.now(), Format: f, Level: level, State: st, Existing: existing,
+		Candidate: governance.Version{Version: version, Schema: cand.parsed, Metadata: cand.schema.Metadata, RuleSet: cand.schema.RuleSet}}
+	if !existing && len(liveVersions) > 0 {
+		v := liveVersions[len(liveVersions)-1]
+		prev, err := storedSchema(ctx, tx, v.SchemaID)
+		if err != nil {
+			return governance.Result{}, err
+		}
+		p, err := s.parseStored(ctx, tx, prev)
+		if err != nil {
+			return governance.Result{}, err
+		}
+		in.Previous = &governance.Version{Version: v.Version, Schema: p, Metadata: prev.Metadata, RuleSet: prev.RuleSet}
+	}
+	return governance.Evaluate(in), nil
+}
+
+// policyError is the refusal of a registration whose governance findings
+// include errors: 42251 when the first error is an expired deprecation,
+// 42252 a reused removed field, else 42250. The message lists every error.
+func policyError(subject string, fs []policy.Finding) error {
+	var (
+		sentinel *srerr.Error
+		msgs     []string
+		hint     string
+	)
+	for _, f := range fs {
+		if f.Severity != policy.Error {
+			continue
+		}
+		if sentinel == nil {
+			switch f.RuleID {
+			case governance.RuleDeprecationExpired, governance.RuleDeprecationInlineExpired:
+				sentinel = srerr.ErrDeprecationExpired
+			case governance.RuleRemovedFieldReused, governance.RuleRemovedNumberReused:
+				sentinel = srerr.ErrRemovedFieldReused
+			default:
+				sentinel = srerr.ErrPolicyViolation
+			}
+			hint = f.Hint
+		}
+		msgs = append(msgs, fmt.Sprintf("%s: %s", f.RuleID, f.Message))
+	}
+	if sentinel == nil {
+		return nil
+	}
+	e := srerr.New(sentinel, "Schema being registered for subject '%s' is refused by governance policy: %s", subject, strings.Join(msgs, "; "))
+	e.Hint = hint
+	return e
+}
+
+// recordRegistration stores what a registration changed, in its
+// transaction: the version record (semantic version and changes), the
+// deprecations the schema declares, the fields it removed or brought
+// back, and the audit entry.
+func (s *Service) recordRegistration(ctx context.Context, g GovernanceTx, subject string, version int, id int64, res governance.Result) error {
+	now, actor := s.now(), ActorFrom(ctx)
+	rec := governance.VersionRecord{Subject: subject, Version: version, SchemaID: id, SemVer: res.SemVer,
+		RegisteredAt: now, By: actor}
+	if res.Classification != nil {
+		rec.Bump, rec.Changes = res.Classification.Bump, res.Classification.Changes
+	} else {
+		rec.Bump = governance.BumpNone
+		rec.Changes = []governance.Change{{Kind: governance.KindSchemaAdded, Text: "first version", Bump: governance.BumpNone}}
+	}
+	if err := putRecord(ctx, g, kindVersion, subject, versionKey(version), rec); err != nil {
+		return err
+	}
+	for _, d := range res.NewDeprecations {
+		d.By = actor
+		if err := putRecord(ctx, g, kindDeprecation, subject, d.Key(), d); err != nil {
+			return err
+		}
+		if err := s.audit(ctx, g, governance.ActionDeprecationCreate, subject, d.Key(), nil, d); err != nil {
+			return err
+		}
+	}
+	for _, r := range res.Removed {
+		if err := putRecord(ctx, g, kindRemoved, subject, r.Path, r); err != nil {
+			return err
+		}
+		if err := s.audit(ctx, g, governance.ActionFieldRemoved, subject, r.Path, nil, r); err != nil {
+			return err
+		}
+	}
+	for _, p := range res.Restored {
+		if err := g.DeleteGovernanceRecord(ctx, kindRemoved, subject, p); err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("forget removed field %s of %q: %w", p, subject, err)
+		}
+	}
+	return s.audit(ctx, g, governance.ActionSchemaRegister, subject, "version:"+fmt.Sprint(version), nil, struct {
+		ID       int64           `json:"id"`
+		Version  int             `json:"version"`
+		SemVer   string          `json:"semver,omitempty"`
+		Bump     governance.Bump `json:"bump,omitempty"`
+		Findings int             `json:"findings"`
+	}{id, version, res.SemVer, rec.Bump, len(res.Findings)})
+}
+
+// dropSubjectGovernance forgets the history records of a subject whose
+// versions are all permanently deleted: its version records, removed
+// fields and deprecations. Ownership, policy, tags and dismissals stay:
+// an operator set them, and a subject registered again under the name
+// keeps them.
+func dropSubjectGovernance(ctx context.Context, tx Tx, subject string) error {
+	g, ok := tx.(GovernanceTx)
+	if !ok {
+		return nil
+	}
+	for _, kind := range []string{kindVersion, kindRemoved, kindDeprecation} {
+		rs, err := g.GovernanceRecords(ctx, RecordQuery{Kind: kind, Subject: subject})
+		if err != nil {
+			return fmt.Errorf("list %s records of %q: %w", kind, subject, err)
+		}
+		for _, r := range rs {
+			if err := g.DeleteGovernanceRecord(ctx, kind, subject, r.Key); err != nil {
+				return fmt.Errorf("delete %s record of %q: %w", kind, subject, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,286 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/pii"
+	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// --- Tags ------------------------------------------------------------------
+
+// FieldTags are the tags of one field of a subject's latest version, by
+// where they come from.
+type FieldTags struct {
+	Path     string `json:"path"`
+	FullName string `json:"fullName,omitempty"`
+	// Tags is the union of the three sources, sorted.
+	Tags []string `json:"tags"`
+	// Inline are the schema's own tags (confluent:tags,
+	// confluent.field_meta); Metadata those of the version's
+	// metadata.tags globs; Governance those of the subject's governance
+	// tags.
+	Inline     []string `json:"inline,omitempty"`
+	Metadata   []string `json:"metadata,omitempty"`
+	Governance []string `json:"governance,omitempty"`
+}
+
+// TagsView is a subject's governance tags and the resulting tags of its
+// latest version's fields (GET /governance/subjects/{s}/tags).
+type TagsView struct {
+	Subject string `json:"subject"`
+	// Tags are the subject's governance tags: path glob → tags, matched as
+	// Confluent metadata.tags globs are (against the field's full name).
+	Tags map[string][]string `json:"tags"`
+	// Version is the latest live version the fields come from, 0 when the
+	// subject has none.
+	Version int         `json:"version,omitempty"`
+	Fields  []FieldTags `json:"fields"`
+}
+
+// Tags returns the governance tags of subject and the tags of its latest
+// version's fields.
+func (s *Service) Tags(ctx context.Context, subject string) (TagsView, error) {
+	var out TagsView
+	err := s.gview(ctx, "get tags", func(tx Tx, g GovernanceTx) error {
+		var err error
+		out, err = s.tagsView(ctx, tx, g, subject)
+		return err
+	})
+	return out, err
+}
+
+func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject string) (TagsView, error) {
+	out := TagsView{Subject: subject, Tags: map[string][]string{}, Fields: []FieldTags{}}
+	if _, err := getRecord(ctx, g, kindTags, subject, "", &out.Tags); err != nil {
+		return out, err
+	}
+	v, st, parsed, ok, err := s.latestParsed(ctx, tx, subject)
+	if err != nil || !ok {
+		return out, err
+	}
+	out.Version = v.Version
+	md, _ := pii.ParseMetadata(st.Metadata)
+	metaTags := pii.NewTagResolver(pii.Metadata{Tags: md.Tags})
+	govTags := pii.NewTagResolver(pii.Metadata{Tags: out.Tags})
+	seen := map[string]bool{}
+	for _, f := range compat.Fields(parsed) {
+		if seen[f.Path] {
+			continue
+		}
+		seen[f.Path] = true
+		bare := f
+		bare.Tags = nil
+		ft := FieldTags{Path: f.Path, FullName: f.FullName, Inline: f.Tags, Metadata: metaTags.Tags(bare), Governance: govTags.Tags(bare)}
+		all := append(append(append([]string(nil), ft.Inline...), ft.Metadata...), ft.Governance...)
+		slices.Sort(all)
+		ft.Tags = slices.Compact(all)
+		if ft.Tags == nil {
+			ft.Tags = []string{}
+		}
+		out.Fields = append(out.Fields, ft)
+	}
+	return out, nil
+}
+
+// SetTags replaces the governance tags of subject (PUT
+// /governance/subjects/{s}/tags): path glob → tags. They count in PII
+// evaluation as if the versions' metadata.tags held them. Errors: 42253 an
+// empty glob or tag.
+func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][]string) (TagsView, error) {
+	if err := ValidateSubject(subject); err != nil {
+		return TagsView{}, err
+	}
+	clean := map[string][]string{}
+	for _, glob := range slices.Sorted(maps.Keys(tags)) {
+		if strings.TrimSpace(glob) == "" {
+			return TagsView{}, errInvalidGovernance("Invalid tags: a path glob is empty")
+		}
+		var ts []string
+		for _, t := range tags[glob] {
+			if t = strings.TrimSpace(t); t == "" {
+				return TagsView{}, errInvalidGovernance("Invalid tags: glob %q has an empty tag", glob)
+			}
+			if !slices.Contains(ts, t) {
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) > 0 {
+			slices.Sort(ts)
+			clean[strings.TrimSpace(glob)] = ts
+		}
+	}
+	var out TagsView
+	err := s.gupdate(ctx, "set tags", func(tx Tx, g GovernanceTx) error {
+		var before map[string][]string
+		had, err := getRecord(ctx, g, kindTags, subject, "", &before)
+		if err != nil {
+			return err
+		}
+		if err := putRecord(ctx, g, kindTags, subject, "", clean); err != nil {
+			return err
+		}
+		if err := s.audit(ctx, g, governance.ActionTagsSet, subject, "", nilIf(!had, before), clean); err != nil {
+			return err
+		}
+		out, err = s.tagsView(ctx, tx, g, subject)
+		return err
+	})
+	return out, err
+}
+
+// DeleteTags removes the governance tags of subject and returns them.
+// Errors: 40450 none.
+func (s *Service) DeleteTags(ctx context.Context, subject string) (map[string][]string, error) {
+	var out map[string][]string
+	err := s.gupdate(ctx, "delete tags", func(_ Tx, g GovernanceTx) error {
+		ok, err := getRecord(ctx, g, kindTags, subject, "", &out)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return srerr.New(srerr.ErrGovernanceNotFound, "Subject '%s' has no governance tags", subject)
+		}
+		if err := g.DeleteGovernanceRecord(ctx, kindTags, subject, ""); err != nil {
+			return fmt.Errorf("delete tags: %w", err)
+		}
+		return s.audit(ctx, g, governance.ActionTagsDelete, subject, "", out, nil)
+	})
+	return out, err
+}
+
+// --- Changelog -------------------------------------------------------------
+
+// Changelog is a subject's history: per live version, its semantic
+// version, class and changes, with the deprecations and extensions
+// declared through the API under the version that was latest then.
+type Changelog struct {
+	Subject string                     `json:"subject"`
+	Entries []governance.VersionRecord `json:"entries"`
+}
+
+// Changelog returns the changelog of subject, oldest version first (GET
+// /governance/subjects/{s}/changelog). Versions registered before
+// governance records existed are classified now, at the subject's current
+// level. Errors: 40401 the subject has no live version.
+func (s *Service) Changelog(ctx context.Context, subject string) (Changelog, error) {
+	out := Changelog{Subject: subject}
+	err := s.gview(ctx, "get changelog", func(tx Tx, g GovernanceTx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		out.Subject = subject
+		recs, err := s.versionRecords(ctx, tx, g, subject)
+		if err != nil {
+			return err
+		}
+		if len(recs) == 0 {
+			return errSubjectNotFound(subject)
+		}
+		deps, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false)
+		if err != nil {
+			return err
+		}
+		for _, d := range deps {
+			i := len(recs) - 1
+			for j, r := range recs {
+				if r.Version <= d.SinceVersion {
+					i = j
+				}
+			}
+			if d.Source == governance.SourceAPI {
+				text := fmt.Sprintf("%s deprecated on %s, TTL %d days (expires %s)", d.Item, d.DeprecatedAt.Format("2006-01-02"), d.TTLDays, d.ExpiresAt.Format("2006-01-02"))
+				if d.Kind == governance.ItemField {
+					text = governance.DeprecationSentence(d.Path, d.TTLDays, d.Replacement, d.Reason) +
+						fmt.Sprintf(" (declared on %s, expires %s)", d.DeprecatedAt.Format("2006-01-02"), d.ExpiresAt.Format("2006-01-02"))
+				} else if d.Replacement != "" {
+					text += ", use " + d.Replacement
+				}
+				recs[i].Changes = append(recs[i].Changes, governance.Change{Kind: governance.KindDeprecationDeclared, Path: d.Path, Text: text, Bump: governance.BumpNone})
+			}
+			for _, x := range d.Extensions {
+				recs[i].Changes = append(recs[i].Changes, governance.Change{Kind: governance.KindExtensionGranted, Path: d.Path, Bump: governance.BumpNone,
+					Text: fmt.Sprintf("%s extended for %s until %s (approved by %s: %s)", d.Item, x.Consumer, x.Until.Format("2006-01-02"), x.Approver, x.Reason)})
+			}
+		}
+		out.Entries = recs
+		return nil
+	})
+	return out, err
+}
+
+// versionRecords returns a record per live version of subject, oldest
+// first: the stored one, or one computed now (classified at the subject's
+// current level) for versions registered without governance.
+func (s *Service) versionRecords(ctx context.Context, tx Tx, g GovernanceTx, subject string) ([]governance.VersionRecord, error) {
+	vs, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return nil, err
+	}
+	lv := live(vs)
+	out := make([]governance.VersionRecord, 0, len(lv))
+	var (
+		prev    *governance.Version
+		prevSV  governance.SemVer
+		cfg     *Config
+		pol     *governance.PolicyConfig
+		deps    []governance.Deprecation
+		havePrv bool
+	)
+	for _, v := range lv {
+		var rec governance.VersionRecord
+		ok, err := getRecord(ctx, g, kindVersion, subject, versionKey(v.Version), &rec)
+		if err != nil {
+			return nil, err
+		}
+		st, err := storedSchema(ctx, tx, v.SchemaID)
+		if err != nil {
+			return nil, err
+		}
+		p, err := s.parseStored(ctx, tx, st)
+		if err != nil {
+			return nil, err
+		}
+		cur := governance.Version{Version: v.Version, Schema: p, Metadata: st.Metadata, RuleSet: st.RuleSet}
+		if !ok {
+			rec = governance.VersionRecord{Subject: subject, Version: v.Version, SchemaID: v.SchemaID}
+			if !havePrv {
+				rec.SemVer, rec.Bump = governance.InitialSemVer.String(), governance.BumpNone
+				rec.Changes = []governance.Change{{Kind: governance.KindSchemaAdded, Text: "first version", Bump: governance.BumpNone}}
+			} else {
+				if cfg == nil {
+					c, err := effectiveConfig(ctx, tx, subject)
+					if err != nil {
+						return nil, err
+					}
+					pc, err := effectivePolicy(ctx, g, subject)
+					if err != nil {
+						return nil, err
+					}
+					if deps, err = listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false); err != nil {
+						return nil, err
+					}
+					cfg, pol = &c, &pc
+				}
+				f, _ := s.format(p.Type())
+				c := governance.Classify(governance.ClassifyInput{Format: f, Level: cfg.Compatibility, Previous: *prev, Current: cur,
+					TTLDays: pol.TTLDays(), Deprecations: deps})
+				rec.Bump, rec.Changes = c.Bump, c.Changes
+				rec.SemVer = prevSV.Next(c.Bump).String()
+			}
+		}
+		if sv, err := governance.ParseSemVer(rec.SemVer); err == nil {
+			prevSV = sv
+		}
+		prev, havePrv = &cur, true
+		out = append(out, rec)
+	}
+	return out, nil
+}
