@@ -281,6 +281,11 @@ func eventsPerSecond(b *testing.B) float64 {
 // is shared); it reports both rates and chain/base. The clock reads add
 // about the same small cost to both sides.
 func paired(b *testing.B, base, chain func(i int)) {
+	// Allocations per event of each side, measured apart before timing
+	// (b.ReportAllocs would sum both).
+	var k int
+	ab := testing.AllocsPerRun(1000, func() { base(k); k++ })
+	ac := testing.AllocsPerRun(1000, func() { chain(k); k++ })
 	var tb, tc time.Duration
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
@@ -294,6 +299,9 @@ func paired(b *testing.B, base, chain func(i int)) {
 	b.ReportMetric(n/tb.Seconds(), "baseline-events/s")
 	b.ReportMetric(n/tc.Seconds(), "chain-events/s")
 	b.ReportMetric(tb.Seconds()/tc.Seconds(), "chain/baseline")
+	// After the loop: b.Loop's first call resets reported metrics.
+	b.ReportMetric(ab, "baseline-allocs/event")
+	b.ReportMetric(ac, "chain-allocs/event")
 }
 
 // BenchmarkPairedJSON is BenchmarkJSONUpcast's comparison, interleaved:

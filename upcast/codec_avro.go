@@ -27,18 +27,42 @@ type avroCodec struct{}
 
 func (avroCodec) resolution() string { return "AVRO resolution" }
 
+// avroState is a version's prepared form: its hamba schema, its compiled
+// decoder (nil when the schema is outside the compiled subset) and its
+// compiled output check.
+type avroState struct {
+	schema hamba.Schema
+	dec    *avroRecordDecoder
+	check  avroCheck
+}
+
 func (avroCodec) prepare(v *version, _ *options) error {
 	s, ok := v.schema.(*avro.Schema)
 	if !ok {
 		return fmt.Errorf("%s: not an Avro schema from compat/avro", v)
 	}
-	v.state = s.Hamba()
+	hs := s.Hamba()
+	st := &avroState{schema: hs, check: compileAvroCheck(hs)}
+	if rd, ok := compileAvroDecoder(hs); ok {
+		st.dec = rd
+	}
+	v.state = st
 	return nil
 }
 
-func hambaOf(v *version) hamba.Schema { return v.state.(hamba.Schema) }
+func avroStateOf(v *version) *avroState { return v.state.(*avroState) }
 
+func hambaOf(v *version) hamba.Schema { return avroStateOf(v).schema }
+
+// decoder decodes with the writer's compiled decoder when no resolution
+// is needed, else with hamba (reader/writer resolution, or a schema
+// outside the compiled subset).
 func (avroCodec) decoder(writer, reader *version) (decodeFunc, error) {
+	if reader == writer {
+		if rd := avroStateOf(writer).dec; rd != nil {
+			return rd.decode, nil
+		}
+	}
 	schema := hambaOf(writer)
 	if reader != writer {
 		rs, err := hamba.NewSchemaCompatibility().Resolve(hambaOf(reader), schema)
@@ -48,16 +72,30 @@ func (avroCodec) decoder(writer, reader *version) (decodeFunc, error) {
 		schema = rs
 	}
 	return func(payload []byte) (map[string]any, error) {
-		var out any
-		if err := hamba.Unmarshal(schema, payload, &out); err != nil {
-			return nil, err
-		}
-		m, ok := out.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("the schema's top level is %s; upcast needs a record", schema.Type())
-		}
-		return m, nil
+		return hambaDecode(schema, payload)
 	}, nil
+}
+
+// hambaDecode decodes payload with hamba's generic decoding. Unlike
+// hamba.Unmarshal, a payload that ends early is an error, not a partial
+// value.
+func hambaDecode(schema hamba.Schema, payload []byte) (map[string]any, error) {
+	r := readers.Get().(*hamba.Reader)
+	r.Reset(payload)
+	r.Error = nil
+	var out any
+	r.ReadVal(schema, &out)
+	err := r.Error
+	r.Reset(nil)
+	readers.Put(r)
+	if err != nil {
+		return nil, decodeError(err)
+	}
+	m, ok := out.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the schema's top level is %s; upcast needs a record", schema.Type())
+	}
+	return m, nil
 }
 
 func (c avroCodec) converter(from, to *version) (convertFunc, error) {
@@ -75,7 +113,14 @@ func (c avroCodec) converter(from, to *version) (convertFunc, error) {
 	}, nil
 }
 
+// conform returns v as it is when the version's compiled check finds it
+// already in hamba's form (the common case: values decoded by hamba or
+// built by steps with the right Go types), and otherwise conforms it.
 func (avroCodec) conform(v map[string]any, ver *version, lenient bool) (map[string]any, error) {
+	st := avroStateOf(ver)
+	if st.check(v) {
+		return v, nil
+	}
 	c := avroConformer{lenient: lenient}
 	out, err := c.record(v, hambaOf(ver))
 	if err != nil {
@@ -179,7 +224,18 @@ func nullable(s hamba.Schema) bool {
 	case *hamba.NullSchema:
 		return true
 	case *hamba.UnionSchema:
-		return t.Nullable()
+		return hasNull(t)
+	}
+	return false
+}
+
+// hasNull reports whether u has a null branch (hamba's Nullable is true
+// only for two-branch unions).
+func hasNull(u *hamba.UnionSchema) bool {
+	for _, b := range u.Types() {
+		if b.Type() == hamba.Null {
+			return true
+		}
 	}
 	return false
 }
@@ -201,7 +257,7 @@ func (c avroConformer) value(v any, s hamba.Schema) (out any, changed bool, err 
 		return v, false, nil
 	}
 	if u, ok := s.(*hamba.UnionSchema); ok {
-		if v == nil && u.Nullable() {
+		if v == nil && hasNull(u) {
 			return v, false, nil
 		}
 		for _, b := range u.Types() {
@@ -374,7 +430,7 @@ func (c avroConformer) convert(v any, s hamba.Schema) (any, error) {
 // branch, else the first branch the value conforms to.
 func (c avroConformer) union(v any, u *hamba.UnionSchema) (any, error) {
 	if v == nil {
-		if u.Nullable() {
+		if hasNull(u) {
 			return nil, nil
 		}
 		return nil, perr("got null, want one of %s", unionNames(u))

@@ -63,15 +63,16 @@ var AmountRule = client.Rule{
 }
 
 // SplitCustomer is the v1→v2 upcaster: id becomes orderId, and
-// "Name <email>" becomes {name, email}.
+// "Name <email>" becomes {name, email}. It edits its input in place (a
+// step owns it) and moves the id's value rather than copying it.
 func SplitCustomer(v map[string]any) (map[string]any, error) {
-	id, ok := v["id"].(string)
-	if !ok {
-		return nil, fmt.Errorf("id is %T, want a string", v["id"])
+	id := v["id"]
+	if _, ok := id.(string); !ok {
+		return nil, fmt.Errorf("id is %T, want a string", id)
 	}
 	raw, _ := v["customer"].(string)
 	name, email := strings.TrimSpace(raw), any(nil)
-	if i := strings.LastIndex(raw, "<"); i >= 0 && strings.HasSuffix(raw, ">") {
+	if i := strings.LastIndexByte(raw, '<'); i >= 0 && strings.HasSuffix(raw, ">") {
 		name = strings.TrimSpace(raw[:i])
 		email = raw[i+1 : len(raw)-1]
 	}
@@ -92,9 +93,31 @@ func CentsToAmount(v map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("totalCents is %T, want int64", v["totalCents"])
 	}
 	delete(v, "totalCents")
-	v["amount"] = new(big.Rat).SetFrac64(cents, 100)
+	v["amount"] = Euros(cents)
 	v["currency"] = "EUR"
 	return v, nil
+}
+
+// Euros returns cents/100 as a decimal with integer math: the fraction
+// is reduced by the greatest common divisor of the cents' remainder and
+// 100 before it is stored, so big.Rat has nothing left to normalise
+// (SetFrac64 would run a big-integer GCD on every event).
+func Euros(cents int64) *big.Rat {
+	rem := cents % 100
+	if rem < 0 {
+		rem = -rem
+	}
+	g := int64(100)
+	for rem != 0 { // Euclid: g = gcd(100, rem)
+		g, rem = rem, g%rem
+	}
+	r := new(big.Rat).SetInt64(cents / g)
+	if d := 100 / g; d != 1 {
+		// Once r is set, Denom is a reference to its denominator (math/big
+		// documents this); num/d is already in lowest terms.
+		r.Denom().SetInt64(d)
+	}
+	return r
 }
 
 // AmountToCents is the v3→v2 downcaster for consumers still on v2.

@@ -254,3 +254,15 @@ func Example() {
 	// Cy       cy@example.com       3 orders       2.00 EUR
 	// 8 events: 6 upcast, 2 already v3
 }
+
+func TestEuros(t *testing.T) {
+	for _, cents := range []int64{0, 1, -1, 5, 20, 25, 50, 99, 100, -100, 250, -250, 1001, 123456, 1 << 62, -1 << 63, 1<<63 - 1} {
+		want := new(big.Rat).SetFrac(big.NewInt(cents), big.NewInt(100))
+		got := replay.Euros(cents)
+		// String shows numerator/denominator: equal strings mean the same
+		// lowest terms, as SetFrac normalises.
+		if got.Cmp(want) != 0 || got.String() != want.String() {
+			t.Errorf("Euros(%d) = %s, want %s", cents, got, want)
+		}
+	}
+}
