@@ -79,7 +79,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	svc.OnSchemaForgotten(s.evictByID)
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.logRequests(s.recoverPanics(s.checkContentType(mux)))
+	return s.logRequests(s.recoverPanics(s.checkContentType(withActor(mux))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;
@@ -126,6 +126,8 @@ func (s *server) routes(mux *http.ServeMux) {
 
 	mux.HandleFunc("POST /compatibility/subjects/{subject}/versions", s.checkCompatibility)
 	mux.HandleFunc("POST /compatibility/subjects/{subject}/versions/{version}", s.checkCompatibility)
+
+	s.governanceRoutes(mux)
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.

@@ -93,6 +93,8 @@ func (s *server) listSubjects(w http.ResponseWriter, r *http.Request) {
 }
 
 // register: POST /subjects/{subject}/versions?normalize → {"id": N}.
+// Governance warnings and notices come in Charter-Finding headers and the
+// semantic version in Charter-Semver (findingHeaders).
 func (s *server) register(w http.ResponseWriter, r *http.Request) {
 	var req schemaRequest
 	if err := s.decodeBody(w, r, &req); err != nil {
@@ -104,6 +106,7 @@ func (s *server) register(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	findingHeaders(w, ss)
 	writeJSON(w, http.StatusOK, struct {
 		ID int64 `json:"id"`
 	}{ss.Schema.ID})

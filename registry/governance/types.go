@@ -151,11 +151,11 @@ type Deprecation struct {
 	Reason string `json:"reason,omitempty"`
 	// Replacement names what to use instead (a field path, a subject).
 	Replacement  string    `json:"replacement,omitempty"`
-	TTLDays      int       `json:"ttlDays"`
-	DeprecatedAt time.Time `json:"deprecatedAt"`
+	TTLDays      int       `json:"ttlDays,omitempty"`
+	DeprecatedAt time.Time `json:"deprecatedAt,omitzero"`
 	// ExpiresAt is DeprecatedAt + TTLDays days.
-	ExpiresAt time.Time `json:"expiresAt"`
-	Source    Source    `json:"source"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
+	Source    Source    `json:"source,omitempty"`
 	// SinceVersion is the subject's latest version when the item was
 	// deprecated (the version that marked it, for SourceSchema).
 	SinceVersion int         `json:"sinceVersion,omitempty"`
