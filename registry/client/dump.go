@@ -388,7 +388,7 @@ func (c *Client) Import(ctx context.Context, d *Dump, opts ImportOptions) (DumpC
 		return DumpCounts{}, fmt.Errorf("import: %w", err)
 	}
 	if len(existing) > 0 && !opts.Force {
-		return DumpCounts{}, fmt.Errorf("import: %w: it holds %d subjects (import into an empty registry, or force it)", ErrNotEmpty, len(existing))
+		return DumpCounts{}, fmt.Errorf("import: %w: it holds %d subjects", ErrNotEmpty, len(existing))
 	}
 	before, err := c.Mode(ctx, "", false)
 	if err != nil {

@@ -149,3 +149,13 @@ func (c *Client) ReferencedBy(ctx context.Context, subject string, n int) ([]int
 	}
 	return out, nil
 }
+
+// WithSubjectPrefix makes Subjects list only the subjects whose names
+// start with prefix (Confluent `subjectPrefix`).
+func WithSubjectPrefix(prefix string) ReadOption {
+	return func(q url.Values) {
+		if prefix != "" {
+			q.Set("subjectPrefix", prefix)
+		}
+	}
+}

@@ -39,6 +39,12 @@ type Schema struct {
 	mapping *Mapping
 }
 
+// FormatOfFile returns the schema format a file's extension gives: .avsc
+// AVRO, .proto PROTOBUF, .json JSON; "" for any other extension.
+func FormatOfFile(file string) compat.SchemaType {
+	return formatOf(&Mapping{}, file)
+}
+
 // formatOf returns the format of file under m: the mapping's, else by
 // extension; "" when neither says.
 func formatOf(m *Mapping, file string) compat.SchemaType {

@@ -12,13 +12,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/check"
+	"github.com/charter-dev/charter/cmd/internal/command/completion"
+	"github.com/charter-dev/charter/cmd/internal/command/config"
 	"github.com/charter-dev/charter/cmd/internal/command/contracts"
+	deletecmd "github.com/charter-dev/charter/cmd/internal/command/delete"
 	"github.com/charter-dev/charter/cmd/internal/command/diff"
+	"github.com/charter-dev/charter/cmd/internal/command/export"
+	"github.com/charter-dev/charter/cmd/internal/command/get"
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	importcmd "github.com/charter-dev/charter/cmd/internal/command/import"
 	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
+	"github.com/charter-dev/charter/cmd/internal/command/lookup"
+	"github.com/charter-dev/charter/cmd/internal/command/mode"
+	"github.com/charter-dev/charter/cmd/internal/command/register"
 	"github.com/charter-dev/charter/cmd/internal/command/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
+	"github.com/charter-dev/charter/cmd/internal/command/subjects"
 	upcastcmd "github.com/charter-dev/charter/cmd/internal/command/upcast"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
+	"github.com/charter-dev/charter/cmd/internal/command/versions"
 	"github.com/charter-dev/charter/registry/policy"
 )
 
@@ -54,6 +66,8 @@ func NewRootCommand(env Env) *cobra.Command {
 	}
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
+	global.AddFlags(root.PersistentFlags())
+	root.CompletionOptions.DisableDefaultCmd = true // `charter completion` below
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
@@ -63,6 +77,17 @@ func NewRootCommand(env Env) *cobra.Command {
 		check.NewCommand("check"),
 		diff.NewCommand("diff"),
 		rules.NewCommand("rules"),
+		subjects.NewCommand("subjects"),
+		versions.NewCommand("versions"),
+		get.NewCommand("get"),
+		register.NewCommand("register"),
+		lookup.NewCommand("lookup"),
+		config.NewCommand("config"),
+		mode.NewCommand("mode"),
+		deletecmd.NewCommand("delete"),
+		export.NewCommand("export"),
+		importcmd.NewCommand("import"),
+		completion.NewCommand("completion"),
 	)
 	return root
 }

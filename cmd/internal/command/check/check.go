@@ -4,7 +4,6 @@
 package check
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,16 +14,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
-	"github.com/charter-dev/charter/registry/client"
 	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/project"
 )
 
-// Environment variables read by `charter check`; the flags beat them.
+// Environment variables read by `charter check` (the global ones); the
+// flags beat them.
 const (
-	EnvRegistryURL = "CHARTER_REGISTRY_URL"
-	EnvToken       = "CHARTER_TOKEN"
+	EnvRegistryURL = global.EnvRegistryURL
+	EnvToken       = global.EnvToken
 )
 
 // ErrNoBaseline is returned when neither --against nor a registry URL
@@ -46,8 +46,6 @@ type options struct {
 	summaryFile string
 	githubOut   string
 	pathPrefix  string
-	registry    string
-	token       string
 }
 
 // NewCommand returns the check command.
@@ -77,24 +75,24 @@ finding, 2 usage, configuration or I/O error.`,
   charter check --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(cmd.Context(), cmd.OutOrStdout(), o)
+			o.format = global.Format(cmd, o.format)
+			return run(cmd, o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.against, "against", "", "baseline: git:REF, dir:PATH or registry (default: the registry when one is set)")
 	f.StringVar(&o.config, "config", "", "path of charter.yaml (default: found in --dir or its parents)")
 	f.StringVarP(&o.dir, "dir", "C", ".", "directory to run in")
-	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames())
+	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames()+" (default --output)")
 	f.StringVar(&o.color, "color", "auto", "colour the text format: auto (a terminal without NO_COLOR), always or never")
 	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
 	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif and markdown output (default: the project's directory in its git repository)")
-	f.StringVar(&o.registry, "registry", "", "registry URL (default $"+EnvRegistryURL+", then charter.yaml's registry)")
-	f.StringVar(&o.token, "token", "", "bearer token for the registry (default $"+EnvToken+")")
 	return cmd
 }
 
-func run(ctx context.Context, stdout io.Writer, o options) error {
+func run(cmd *cobra.Command, o options) error {
+	ctx, stdout := cmd.Context(), cmd.OutOrStdout()
 	format, err := render.ParseFormat(o.format)
 	if err != nil {
 		return err
@@ -107,7 +105,7 @@ func run(ctx context.Context, stdout io.Writer, o options) error {
 	if err != nil {
 		return err
 	}
-	baseline, err := baselineFor(p, o)
+	baseline, err := baselineFor(cmd, p, o)
 	if err != nil {
 		return err
 	}
@@ -148,13 +146,14 @@ func loadProject(config, dir string) (*project.Project, error) {
 	return project.Find(dir)
 }
 
-// baselineFor picks the baseline: --against, else the registry.
-func baselineFor(p *project.Project, o options) (project.Baseline, error) {
+// baselineFor picks the baseline: --against, else the registry
+// (--against registry:URL, --registry, $CHARTER_REGISTRY_URL, charter.yaml).
+func baselineFor(cmd *cobra.Command, p *project.Project, o options) (project.Baseline, error) {
 	if o.against != "" && o.against != "registry" && !strings.HasPrefix(o.against, "registry:") {
 		return project.ParseAgainst(o.against)
 	}
 	url := strings.TrimPrefix(strings.TrimPrefix(o.against, "registry"), ":")
-	for _, u := range []string{url, o.registry, os.Getenv(EnvRegistryURL), p.Config.Registry} {
+	for _, u := range []string{url, global.RegistryFlag(cmd), p.Config.Registry} {
 		if u != "" {
 			url = u
 			break
@@ -163,17 +162,7 @@ func baselineFor(p *project.Project, o options) (project.Baseline, error) {
 	if url == "" {
 		return nil, fmt.Errorf("%w: pass --against git:REF or dir:PATH, or set a registry (--registry, %s or registry: in %s)", ErrNoBaseline, EnvRegistryURL, p.ConfigPath)
 	}
-	token := o.token
-	if token == "" {
-		token = os.Getenv(EnvToken)
-	}
-	var opts []client.Option
-	if token != "" {
-		opts = append(opts, client.WithBearerToken(token))
-	}
-	version, _ := buildinfo.Get()
-	opts = append(opts, client.WithUserAgent("charter/"+version))
-	c, err := client.New(url, opts...)
+	c, err := global.NewClient(cmd, url)
 	if err != nil {
 		return nil, fmt.Errorf("registry %q: %w", url, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/policy"
@@ -33,7 +34,7 @@ the level, 2 on usage or I/O errors.`,
   charter diff --level BACKWARD v1.proto v2.proto --format json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := render.ParseFormat(format)
+			f, err := render.ParseFormat(global.Format(cmd, format))
 			if err != nil {
 				return err
 			}

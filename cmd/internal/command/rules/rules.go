@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/project"
@@ -30,7 +31,7 @@ JSON Schema); policy rules from the project checks and the governance packages.`
   charter rules --type protobuf --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := render.ParseFormat(format)
+			f, err := render.ParseFormat(global.Format(cmd, format))
 			if err != nil {
 				return err
 			}

@@ -69,6 +69,14 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 over an embedded SQLite database. Stops cleanly on SIGINT or SIGTERM.
 
 Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the flags are not given.`,
+		Example: `  # A registry on 127.0.0.1:8081 with its data in ./charter.db
+  charter serve
+
+  # Listen on every interface, data on a volume, JSON logs
+  charter serve --listen :8081 --db /var/lib/charter/charter.db --log-format json
+
+  # The same, configured by the environment (containers)
+  CHARTER_LISTEN=:8081 CHARTER_DB=/data/charter.db charter serve`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("listen") {

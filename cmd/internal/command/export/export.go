@@ -1,0 +1,68 @@
+// Package export is the `charter export` command: the whole registry as
+// one JSON dump that `charter import` restores.
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/render"
+)
+
+// NewCommand returns the export command.
+func NewCommand(name string) *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Dump the whole registry to JSON (restore it with charter import)",
+		Long: `Read the whole registry through its REST API and write it as one JSON document
+(format "` + "charter-registry-dump/v1" + `"): every schema with its global ID, every subject
+with its versions (soft-deleted ones included), the global and subject configs
+and modes. charter import restores it into another registry with the same IDs
+and versions.
+
+The dump goes to stdout, or to --file, in which case a summary is printed.
+Not in a dump: hard-deleted versions, and configs or modes of subjects that
+have no version at all (the REST API does not list them). Writes made during
+the export may or may not be in it.`,
+		Example: `  # Back up a registry
+  charter export --registry https://sr.example.com --file backup.json
+
+  # Copy one registry into a fresh one
+  charter export --registry http://old:8081 | charter import - --registry http://new:8081`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := global.RegistryOutput(cmd)
+			if err != nil {
+				return err
+			}
+			c, err := global.Client(cmd)
+			if err != nil {
+				return err
+			}
+			d, err := c.Export(cmd.Context())
+			if err != nil {
+				return err
+			}
+			b, err := json.MarshalIndent(d, "", "  ")
+			if err != nil {
+				return fmt.Errorf("export: encode the dump: %w", err)
+			}
+			b = append(b, '\n')
+			if file == "" || file == "-" {
+				_, err := cmd.OutOrStdout().Write(b)
+				return err
+			}
+			if err := os.WriteFile(file, b, 0o600); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+			return render.DumpCounts(cmd.OutOrStdout(), out, "exported", d.Counts())
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "write the dump to this file instead of stdout")
+	return cmd
+}
