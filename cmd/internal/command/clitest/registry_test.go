@@ -13,10 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
 	"github.com/charter-dev/charter/registry/project/projecttest"
 )
+
+func init() { buildinfo.Version = "v0.0.0-test" }
 
 // step is one command of a session and the exit code it must return.
 type step struct {
@@ -310,4 +313,23 @@ func TestHelpHasExamples(t *testing.T) {
 	if seen != len(mine) {
 		t.Errorf("found %d of the %d commands", seen, len(mine))
 	}
+}
+
+// TestDiffRegistry diffs registered versions with each other and with
+// files.
+func TestDiffRegistry(t *testing.T) {
+	t.Parallel()
+	_, url := projecttest.Registry(t)
+	session(t, "setup-diff.golden", url, registerSample[1:4])
+	session(t, "diff.golden", url, []step{
+		ok("diff", "registry:orders-value@1", "registry:orders-value@2"),
+		ok("diff", "registry:orders-value@1", "registry:orders-value", "--level", "BACKWARD"),
+		step{[]string{"diff", "registry:orders-value", schemas + "orders-bad.avsc", "--ref", "acme.Customer=customer-value:1", "-o", "json"}, cli.ExitViolations},
+		step{[]string{"diff", schemas + "orders-bad.avsc", "registry:orders-value@1", "--ref", "acme.Customer=customer-value:1", "--format", "github"}, cli.ExitViolations},
+		ok("diff", "registry:customer-value@latest", schemas+"customer.avsc"),
+		fail("diff", "registry:nope", schemas+"customer.avsc"),
+		fail("diff", "registry:orders-value@first", schemas+"customer.avsc"),
+		fail("diff", "registry:@1", schemas+"customer.avsc"),
+		fail("diff", "registry:orders-value@1", schemas+"orders.avsc", "--ref", "acme.Customer=nope:1"),
+	})
 }

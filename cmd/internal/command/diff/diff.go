@@ -1,5 +1,5 @@
-// Package diff is the `charter diff` command: two schema files compared
-// rule by rule.
+// Package diff is the `charter diff` command: two schemas compared rule by
+// rule, each a file or a registered version.
 package diff
 
 import (
@@ -19,19 +19,29 @@ import (
 // NewCommand returns the diff command.
 func NewCommand(name string) *cobra.Command {
 	var format, level, schemaType, subject string
-	var importPaths []string
+	var importPaths, refs []string
 	cmd := &cobra.Command{
 		Use:   name + " PREVIOUS NEXT",
-		Short: "Compare two schema files rule by rule (NEXT as a new version of PREVIOUS)",
-		Long: `Compare two schema files of one format rule by rule: NEXT as a new version of
+		Short: "Compare two schemas rule by rule (NEXT as a new version of PREVIOUS)",
+		Long: `Compare two schemas of one format rule by rule: NEXT as a new version of
 PREVIOUS, at --level (default FULL, so both reading directions are reported).
-References resolve next to each file. Exit code 1 when NEXT is incompatible at
-the level, 2 on usage or I/O errors.`,
+Each side is a schema file or a registered version, registry:SUBJECT@VERSION
+(VERSION a number or latest; registry:SUBJECT means the latest), read from the
+registry of --registry. References of registered versions resolve in the
+registry; those of files next to each file, or in the registry with --ref.
+Exit code 1 when NEXT is incompatible at the level, 2 on usage, I/O or
+registry errors.`,
 		Example: `  # Every rule that an Avro change breaks, in both directions
   charter diff old/order.avsc new/order.avsc
 
   # Only what stops new consumers from reading old data
-  charter diff --level BACKWARD v1.proto v2.proto --format json`,
+  charter diff --level BACKWARD v1.proto v2.proto --format json
+
+  # The working tree's file against the registered latest version
+  charter diff registry:orders-value schemas/orders.avsc
+
+  # Two registered versions
+  charter diff registry:orders-value@1 registry:orders-value@3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := render.ParseFormat(global.Format(cmd, format))
@@ -49,9 +59,31 @@ the level, 2 on usage or I/O errors.`,
 					return fmt.Errorf("invalid --type %q: want avro, protobuf or json", schemaType)
 				}
 			}
-			res, err := project.DiffFiles(cmd.Context(), args[0], args[1], project.DiffOptions{
-				Level: lvl, Format: t, Subject: subject, ImportPaths: importPaths,
-			})
+			prev, err := project.ParseDiffSide(args[0])
+			if err != nil {
+				return err
+			}
+			next, err := project.ParseDiffSide(args[1])
+			if err != nil {
+				return err
+			}
+			opts := project.DiffOptions{Level: lvl, Format: t, Subject: subject, ImportPaths: importPaths}
+			for _, r := range refs {
+				ref, err := global.ParseRef(r)
+				if err != nil {
+					return err
+				}
+				opts.References = append(opts.References, ref)
+			}
+			var src project.RegistrySource
+			if prev.Registry() || next.Registry() || len(refs) > 0 {
+				c, err := global.Client(cmd)
+				if err != nil {
+					return err
+				}
+				src = c
+			}
+			res, err := project.Diff(cmd.Context(), src, prev, next, opts)
 			if err != nil {
 				return err
 			}
@@ -66,10 +98,11 @@ the level, 2 on usage or I/O errors.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&format, "format", "text", "output format: "+render.FormatNames())
+	fl.StringVar(&format, "format", "text", "output format: "+render.FormatNames()+" (default --output)")
 	fl.StringVar(&level, "level", "FULL", "compatibility level to judge at")
-	fl.StringVar(&schemaType, "type", "", "schema format of both files: avro, protobuf or json (default: by extension)")
-	fl.StringVar(&subject, "subject", "", "subject name shown in the output (default: <NEXT's name>-value)")
+	fl.StringVar(&schemaType, "type", "", "schema format of the files: avro, protobuf or json (default: by extension)")
+	fl.StringVar(&subject, "subject", "", "subject name shown in the output (default: the registry side's subject, else <NEXT's name>-value)")
 	fl.StringSliceVar(&importPaths, "import-path", nil, "Protobuf import path, relative to each file's directory (repeatable)")
+	fl.StringArrayVar(&refs, "ref", nil, "registered schema the files use, NAME=SUBJECT:VERSION (repeatable)")
 	return cmd
 }
