@@ -203,6 +203,11 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		if err := checkObject(c.raw, c.sentinel, c.what); err != nil {
 			return Config{}, err
 		}
+		if c.sentinel == srerr.ErrInvalidRuleSet {
+			if err := validateRuleSet(c.raw, c.what); err != nil {
+				return Config{}, err
+			}
+		}
 	}
 	var out Config
 	err := s.update(ctx, "set config", func(tx Tx) error {

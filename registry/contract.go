@@ -3,7 +3,10 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -196,4 +199,77 @@ func metadataProperty(raw json.RawMessage, name string) (string, bool) {
 	}
 	s, _ := v.(string)
 	return s, true
+}
+
+// Rule kinds, modes and actions of Confluent data-contract rules
+// (io.confluent.kafka.schemaregistry.client.rest.entities.Rule).
+var (
+	ruleKinds          = []string{"CONDITION", "TRANSFORM"}
+	migrationRuleModes = []string{"UPGRADE", "DOWNGRADE", "UPDOWN"}
+	domainRuleModes    = []string{"WRITE", "READ", "WRITEREAD"}
+	ruleActions        = []string{"", "NONE", "ERROR", "DLQ"}
+)
+
+// validateRuleSet checks a ruleSet as Confluent does before storing it:
+// every rule has a name (unique in the set), a kind (CONDITION or
+// TRANSFORM) and a mode that suits its list (migration rules
+// UPGRADE, DOWNGRADE or UPDOWN; domain and encoding rules WRITE, READ or
+// WRITEREAD), and its onSuccess/onFailure actions are NONE, ERROR or DLQ
+// (two, comma-separated, for UPDOWN and WRITEREAD). Violations are 42201,
+// as Confluent answers a RuleException on register; what names the
+// object ("ruleSet", "defaultRuleSet").
+func validateRuleSet(raw json.RawMessage, what string) error {
+	m := decodeObject(raw)
+	if m == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, list := range []struct {
+		key   string
+		modes []string
+	}{{"migrationRules", migrationRuleModes}, {"domainRules", domainRuleModes}, {"encodingRules", domainRuleModes}} {
+		v, ok := m[list.key]
+		if !ok || v == nil {
+			continue
+		}
+		rules, ok := v.([]any)
+		if !ok {
+			return srerr.New(srerr.ErrInvalidSchema, "Invalid %s: %s must be an array of rules", what, list.key)
+		}
+		for i, r := range rules {
+			rule, ok := r.(map[string]any)
+			if !ok {
+				return srerr.New(srerr.ErrInvalidSchema, "Invalid %s: %s[%d] is not a rule object", what, list.key, i)
+			}
+			str := func(k string) string { s, _ := rule[k].(string); return s }
+			name := str("name")
+			bad := func(format string, args ...any) error {
+				return srerr.New(srerr.ErrInvalidSchema, "Invalid %s: %s[%d] (%q): %s", what, list.key, i, name, fmt.Sprintf(format, args...))
+			}
+			switch {
+			case strings.TrimSpace(name) == "":
+				return bad("missing rule name")
+			case names[name]:
+				return bad("found another rule with the name %q; rule names are unique in a rule set", name)
+			case !slices.Contains(ruleKinds, str("kind")):
+				return bad("kind %q: want CONDITION or TRANSFORM", str("kind"))
+			case !slices.Contains(list.modes, str("mode")):
+				return bad("mode %q: %s take %s", str("mode"), list.key, strings.Join(list.modes, ", "))
+			}
+			names[name] = true
+			for _, k := range []string{"onSuccess", "onFailure"} {
+				parts := strings.Split(str(k), ",")
+				two := str("mode") == "UPDOWN" || str("mode") == "WRITEREAD"
+				if len(parts) > 2 || (len(parts) == 2 && !two) {
+					return bad("%s %q: one action, or two (comma-separated) for UPDOWN and WRITEREAD rules", k, str(k))
+				}
+				for _, p := range parts {
+					if !slices.Contains(ruleActions, strings.TrimSpace(p)) {
+						return bad("%s action %q: want NONE, ERROR or DLQ", k, strings.TrimSpace(p))
+					}
+				}
+			}
+		}
+	}
+	return nil
 }

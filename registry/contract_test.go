@@ -44,7 +44,7 @@ func TestContractMerge(t *testing.T) {
 		Compatibility:    &none,
 		DefaultMetadata:  []byte(`{"properties":{"team":"platform","env":"prod"},"tags":{"a":["PII"]},"sensitive":["ssn"]}`),
 		OverrideMetadata: []byte(`{"properties":{"team":"security"}}`),
-		DefaultRuleSet:   []byte(`{"domainRules":[{"name":"r1","kind":"CONDITION","expr":"old"},{"name":"r2","kind":"CONDITION"}]}`),
+		DefaultRuleSet:   []byte(`{"domainRules":[{"name":"r1","kind":"CONDITION","mode":"WRITE","expr":"old"},{"name":"r2","kind":"CONDITION","mode":"WRITE"}]}`),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -52,12 +52,12 @@ func TestContractMerge(t *testing.T) {
 	v1 := mustRegister(t, svc, "c", registry.RegisterRequest{
 		Schema:   recA,
 		Metadata: []byte(`{"properties":{"team":"data","domain":"analytics"},"tags":{"email":["CONTACT"]},"sensitive":["email"]}`),
-		RuleSet:  []byte(`{"domainRules":[{"name":"r1","kind":"CONDITION","expr":"new"},{"name":"r3"}]}`),
+		RuleSet:  []byte(`{"domainRules":[{"name":"r1","kind":"CONDITION","mode":"WRITE","expr":"new"},{"name":"r3","kind":"TRANSFORM","mode":"READ"}]}`),
 	})
 	wantJSON(t, "merged metadata", v1.Schema.Metadata,
 		`{"properties":{"team":"security","env":"prod","domain":"analytics"},"tags":{"a":["PII"],"email":["CONTACT"]},"sensitive":["email","ssn"]}`)
 	wantJSON(t, "merged ruleSet", v1.Schema.RuleSet,
-		`{"domainRules":[{"name":"r1","kind":"CONDITION","expr":"new"},{"name":"r2","kind":"CONDITION"},{"name":"r3"}]}`)
+		`{"domainRules":[{"name":"r1","kind":"CONDITION","mode":"WRITE","expr":"new"},{"name":"r2","kind":"CONDITION","mode":"WRITE"},{"name":"r3","kind":"TRANSFORM","mode":"READ"}]}`)
 
 	// No metadata in the request: inherited from the latest version, so
 	// re-registering the same text returns version 1.
@@ -74,7 +74,7 @@ func TestContractMerge(t *testing.T) {
 	}
 	wantJSON(t, "metadata with {}", v3.Schema.Metadata,
 		`{"properties":{"team":"security","env":"prod"},"tags":{"a":["PII"]},"sensitive":["ssn"]}`)
-	wantJSON(t, "ruleSet with {}", v3.Schema.RuleSet, `{"domainRules":[{"name":"r1","kind":"CONDITION","expr":"old"},{"name":"r2","kind":"CONDITION"}]}`)
+	wantJSON(t, "ruleSet with {}", v3.Schema.RuleSet, `{"domainRules":[{"name":"r1","kind":"CONDITION","mode":"WRITE","expr":"old"},{"name":"r2","kind":"CONDITION","mode":"WRITE"}]}`)
 
 	// A lookup without metadata finds the version by its schema alone.
 	got, err := svc.Lookup(ctx, "c", registry.RegisterRequest{Schema: recA}, false)
@@ -87,6 +87,26 @@ func TestContractMerge(t *testing.T) {
 	wantCode(t, err, srerr.ErrInvalidRuleSet)
 	_, err = svc.SetConfig(ctx, "c", registry.ConfigUpdate{OverrideRuleSet: []byte(`5`)})
 	wantCode(t, err, srerr.ErrInvalidRuleSet)
+	// Rules are validated as Confluent does: 42201.
+	for _, bad := range []string{
+		`{"domainRules":[{"kind":"CONDITION","mode":"WRITE"}]}`,
+		`{"domainRules":[{"name":"a","kind":"FILTER","mode":"WRITE"}]}`,
+		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"UPGRADE"}]}`,
+		`{"migrationRules":[{"name":"a","kind":"TRANSFORM","mode":"READ"}]}`,
+		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE","onFailure":"RETRY"}]}`,
+		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE","onFailure":"ERROR,NONE"}]}`,
+		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE"},{"name":"a","kind":"CONDITION","mode":"READ"}]}`,
+		`{"domainRules":{"name":"a"}}`,
+	} {
+		_, err = svc.Register(ctx, "c", registry.RegisterRequest{Schema: recA, RuleSet: []byte(bad)})
+		wantCode(t, err, srerr.ErrInvalidSchema)
+		_, err = svc.SetConfig(ctx, "c", registry.ConfigUpdate{DefaultRuleSet: []byte(bad)})
+		wantCode(t, err, srerr.ErrInvalidSchema)
+	}
+	ok := `{"migrationRules":[{"name":"up","kind":"TRANSFORM","mode":"UPDOWN","type":"JSONATA","onFailure":"ERROR,NONE"}],"encodingRules":[{"name":"e","kind":"TRANSFORM","mode":"WRITEREAD","onSuccess":"NONE"}]}`
+	if _, err := svc.SetConfig(ctx, "c", registry.ConfigUpdate{DefaultRuleSet: []byte(ok)}); err != nil {
+		t.Fatalf("valid rule set: %v", err)
+	}
 	// JSON null clears a config layer.
 	c, err := svc.SetConfig(ctx, "c", registry.ConfigUpdate{DefaultMetadata: []byte(`null`)})
 	if err != nil || c.DefaultMetadata != nil || c.OverrideMetadata == nil {

@@ -811,6 +811,9 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 	if err := ValidateSubject(subject); err != nil {
 		return CheckResult{}, err
 	}
+	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {
+		return CheckResult{}, err
+	}
 	out := CheckResult{Subject: subject}
 	err := s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
 		subject, err := resolveAlias(ctx, tx, subject)

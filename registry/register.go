@@ -169,6 +169,12 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	}
 	// An empty schema with a data contract takes the latest version's
 	// schema, read in the transaction.
+	if err := checkObject(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"); err != nil {
+		return SubjectSchema{}, err
+	}
+	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {
+		return SubjectSchema{}, err
+	}
 	contractOnly := strings.TrimSpace(req.Schema) == "" && hasContract(req)
 	var (
 		f   compat.Format
