@@ -17,10 +17,14 @@ type Baseline interface {
 	// "registry:http://localhost:8081".
 	String() string
 	// Load returns the earlier versions of the subjects asked (the
-	// working tree's, with the level each is checked at: a transitive
-	// level needs every version, the others the latest) and, for
-	// baselines that are whole trees, of every other subject they hold.
-	// Subjects the baseline does not know are absent from the result.
+	// working tree's, with the level charter.yaml's mapping or overrides
+	// set for each, "" when they set none: a transitive level needs
+	// every version, the others the latest) and, for baselines that are
+	// whole trees, of every other subject they hold. Subjects the
+	// baseline does not know are absent from the result. A baseline
+	// that knows the level of a subject asked with "" (the registry's
+	// config) returns it in Levels; the others are checked at
+	// charter.yaml's default level.
 	// Errors are I/O or configuration errors (an unknown git revision,
 	// an unreachable registry), never findings.
 	Load(ctx context.Context, p *Project, want map[string]compat.Level) (*BaselineSet, error)
@@ -35,6 +39,9 @@ type BaselineSet struct {
 	// reported; false for the registry, which holds other teams'
 	// subjects too.
 	Complete bool
+	// Levels are the levels the baseline applies to subjects asked
+	// without one (the registry's config of each subject).
+	Levels map[string]compat.Level
 }
 
 // Prior is a subject as the baseline has it.

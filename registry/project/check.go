@@ -42,6 +42,10 @@ type Subject struct {
 	// Mapping is the charter.yaml entry the file matched, nil for a
 	// subject only the baseline has.
 	Mapping *Mapping
+
+	// levelSet is true when charter.yaml's mapping or overrides set
+	// Level; otherwise the baseline may give the subject's level.
+	levelSet bool
 }
 
 // Fields lists the fields of the current schema (nil when it did not
@@ -115,13 +119,20 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	want := map[string]compat.Level{}
 	for _, s := range current {
 		c.addCurrent(s)
-		if s.Subject != "" {
-			want[s.Subject] = c.bySubject[s.Subject].Level
+		if sub := c.bySubject[s.Subject]; s.Subject != "" && sub.levelSet {
+			want[s.Subject] = sub.Level
+		} else if s.Subject != "" {
+			want[s.Subject] = ""
 		}
 	}
 	set, err := opts.Baseline.Load(ctx, p, want)
 	if err != nil {
 		return nil, err
+	}
+	for name, l := range set.Levels {
+		if sub, ok := c.bySubject[name]; ok && !sub.levelSet && l != "" {
+			sub.Level = l
+		}
 	}
 	for name, prior := range set.Subjects {
 		if sub, ok := c.bySubject[name]; ok {
@@ -203,7 +214,11 @@ func (c *checker) addCurrent(s *Schema) {
 			Hint:    "give one of the files another subject (a subject or topic template in charter.yaml), or exclude it"}, first)
 		return
 	}
-	c.bySubject[s.Subject] = &Subject{Name: s.Subject, Level: c.p.Config.LevelFor(s.Subject, s.mapping), Current: s, Mapping: s.mapping}
+	level, set := c.p.Config.OverrideLevel(s.Subject, s.mapping)
+	if !set {
+		level = c.p.Config.Defaults.Level
+	}
+	c.bySubject[s.Subject] = &Subject{Name: s.Subject, Level: level, Current: s, Mapping: s.mapping, levelSet: set}
 }
 
 // add applies severity overrides and locations, then keeps the finding.

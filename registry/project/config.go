@@ -273,6 +273,22 @@ func (c *Config) LevelFor(subject string, m *Mapping) compat.Level {
 	return l
 }
 
+// OverrideLevel returns the level that the mapping m or an override sets
+// for subject (the last matching override wins over the mapping), and ok
+// false when neither sets one: then the registry's own level applies when
+// checking against a registry, else Defaults.Level.
+func (c *Config) OverrideLevel(subject string, m *Mapping) (l compat.Level, ok bool) {
+	if m != nil && m.Level != "" {
+		l, ok = m.Level, true
+	}
+	for _, o := range c.Overrides {
+		if match, _ := path.Match(o.Subject, subject); match && o.Level != "" {
+			l, ok = o.Level, true
+		}
+	}
+	return l, ok
+}
+
 // SeverityFor returns the severity of ruleID's findings on subject and
 // whether the rule is enabled; def is the rule's own severity. Layers
 // apply in order (defaults, the mapping, matching overrides) and each

@@ -34,7 +34,9 @@
 // # Checks
 //
 // [Check] compares each subject with its baseline versions at the
-// subject's level with [compat.Check], and reports the project rules of
+// subject's level with [compat.Check]: the level its schemas entry or an
+// override sets, else, against a registry, the registry's own level for
+// the subject, else defaults.level. It reports the project rules of
 // [Rules] (unparsable schemas, format changes, subjects that disappear).
 // Governance gates (consumer contracts, PII, deprecation TTLs, ownership,
 // semantic versions) plug in as [Evaluator] functions. Findings carry the

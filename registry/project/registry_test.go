@@ -111,7 +111,7 @@ func TestCheckAgainstRegistryTransitive(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{
-			"charter.yaml": "version: 1\ndefaults: {level: " + tc.level + "}\nschemas: [{files: \"*.avsc\"}]\n",
+			"charter.yaml": "version: 1\nschemas: [{files: \"*.avsc\"}]\noverrides: [{subject: \"t-*\", level: " + tc.level + "}]\n",
 			"t.avsc":       `{"type":"record","name":"T","fields":[{"name":"x","type":"long"},{"name":"y","type":"int","default":0}]}`,
 		})
 		res, err := project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.RegistryBaseline(c, url)})
@@ -132,6 +132,62 @@ func TestCheckAgainstRegistryTransitive(t *testing.T) {
 			if f.Version != 1 {
 				t.Errorf("%s: finding against version %d, want 1", tc.level, f.Version)
 			}
+		}
+	}
+}
+
+// TestCheckUsesRegistryLevel: without a level from charter.yaml's
+// mappings or overrides, a subject is checked at the registry's level for
+// it (its own config, else the global one), not at charter.yaml's
+// default.
+func TestCheckUsesRegistryLevel(t *testing.T) {
+	t.Parallel()
+	c, url := newRegistry(t)
+	v := func(typ string) string {
+		return `{"type":"record","name":"T","fields":[{"name":"x","type":"` + typ + `"}]}`
+	}
+	register(t, c, "t-value", client.NewSchema{Text: v("int")})
+	register(t, c, "t-value", client.NewSchema{Text: v("long")})
+	ft := compat.ForwardTransitive
+	if _, err := c.SetConfig(t.Context(), "t-value", client.ConfigUpdate{Compatibility: &ft}); err != nil {
+		t.Fatal(err)
+	}
+	full := compat.Full
+	if _, err := c.SetConfig(t.Context(), "", client.ConfigUpdate{Compatibility: &full}); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"t.avsc":   `{"type":"record","name":"T","fields":[{"name":"x","type":"long"},{"name":"y","type":"int","default":0}]}`,
+		"new.avsc": `{"type":"record","name":"N","fields":[{"name":"a","type":"string"}]}`,
+	}
+	for _, tc := range []struct {
+		name, config string
+		want         string
+		levels       string
+	}{
+		{"registry level", "version: 1\ndefaults: {level: BACKWARD}\nschemas: [{files: \"*.avsc\"}]\n",
+			"notice SUBJECT_ADDED new-value new.avsc:0\nerror AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\n", "new-value FULL, t-value FORWARD_TRANSITIVE"},
+		{"mapping level", "version: 1\nschemas: [{files: \"*.avsc\", level: BACKWARD}]\n",
+			"notice SUBJECT_ADDED new-value new.avsc:0\n", "new-value BACKWARD, t-value BACKWARD"},
+		{"override level", "version: 1\nschemas: [{files: \"*.avsc\"}]\noverrides: [{subject: \"t-*\", level: NONE}]\n",
+			"notice SUBJECT_ADDED new-value new.avsc:0\n", "new-value FULL, t-value NONE"},
+	} {
+		dir := t.TempDir()
+		files["charter.yaml"] = tc.config
+		writeFiles(t, dir, files)
+		res, err := project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.RegistryBaseline(c, url)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := briefs(res.Findings); got != tc.want {
+			t.Errorf("%s: findings:\n%s\nwant:\n%s", tc.name, got, tc.want)
+		}
+		var levels []string
+		for _, s := range res.Subjects {
+			levels = append(levels, s.Subject+" "+string(s.Level))
+		}
+		if got := strings.Join(levels, ", "); got != tc.levels {
+			t.Errorf("%s: levels %s, want %s", tc.name, got, tc.levels)
 		}
 	}
 }

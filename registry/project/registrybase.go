@@ -18,6 +18,7 @@ type RegistrySource interface {
 	Subjects(ctx context.Context, opts ...client.ReadOption) ([]string, error)
 	Versions(ctx context.Context, subject string, opts ...client.ReadOption) ([]int, error)
 	Version(ctx context.Context, subject string, n int, opts ...client.ReadOption) (client.SubjectSchema, error)
+	Config(ctx context.Context, subject string, defaultToGlobal bool) (client.Config, error)
 }
 
 var _ RegistrySource = (*client.Client)(nil)
@@ -32,8 +33,10 @@ type registryBaseline struct {
 
 // RegistryBaseline compares with the registered versions of each subject:
 // the latest for non-transitive levels, all of them for transitive ones.
-// url names the registry in reports. The subject's level is the one
-// charter.yaml gives (the registry's own config is not read yet).
+// url names the registry in reports. A subject is checked at the level
+// charter.yaml's mapping or overrides give it, else at the level the
+// registry applies to it (GET /config/{subject}?defaultToGlobal=true), as
+// registering it would be.
 func RegistryBaseline(src RegistrySource, url string) Baseline {
 	return &registryBaseline{src: src, url: url}
 }
@@ -52,7 +55,7 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		subjects = append(subjects, s)
 	}
 	sort.Strings(subjects)
-	set := &BaselineSet{Subjects: map[string]*Prior{}}
+	set := &BaselineSet{Subjects: map[string]*Prior{}, Levels: map[string]compat.Level{}}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -65,13 +68,27 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			prior, err := b.subject(ctx, p, refs, subject, want[subject])
+			level, asked := want[subject], want[subject] != ""
+			var err error
+			if !asked {
+				level, err = b.level(ctx, subject)
+			}
+			var prior *Prior
+			if err == nil {
+				prior, err = b.subject(ctx, p, refs, subject, level)
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case err != nil && firstErr == nil:
-				firstErr = err
-			case prior != nil:
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			if !asked {
+				set.Levels[subject] = level
+			}
+			if prior != nil {
 				set.Subjects[subject] = prior
 			}
 		}()
@@ -81,6 +98,18 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		return nil, firstErr
 	}
 	return set, nil
+}
+
+// level returns the compatibility level the registry applies to subject.
+func (b *registryBaseline) level(ctx context.Context, subject string) (compat.Level, error) {
+	cfg, err := b.src.Config(ctx, subject, true)
+	if err != nil {
+		return "", fmt.Errorf("registry %s: %w", b.url, err)
+	}
+	if cfg.Compatibility == "" {
+		return compat.DefaultLevel, nil
+	}
+	return cfg.Compatibility, nil
 }
 
 func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string, level compat.Level) (*Prior, error) {
