@@ -785,36 +785,19 @@ func (s *Service) State(ctx context.Context, subject string) (governance.Subject
 	return out, err
 }
 
-// CheckResult is the governance verdict on a schema not registered yet
-// (POST /governance/subjects/{s}/check): the findings a registration
-// would report (compatibility first, then governance), with the semantic
-// version and changes it would get.
-type CheckResult struct {
-	Subject string `json:"subject"`
-	// Version is the version number the schema would get, or has when it
-	// is already registered (Existing).
-	Version  int                 `json:"version"`
-	Existing bool                `json:"existing,omitempty"`
-	Allowed  bool                `json:"allowed"`
-	Findings []policy.Finding    `json:"findings"`
-	SemVer   string              `json:"semver,omitempty"`
-	Bump     governance.Bump     `json:"bump,omitempty"`
-	Changes  []governance.Change `json:"changes,omitempty"`
-}
-
 // Check evaluates req against subject as Register would, without
 // registering: compatibility at the subject's level (each finding as an
 // error with its compat rule ID) and every governance rule. Errors: as
 // Register's for invalid input (42201, 42208, 42209); a refusal is a
 // result, not an error.
-func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest) (CheckResult, error) {
+func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest) (governance.CheckResult, error) {
 	if err := ValidateSubject(subject); err != nil {
-		return CheckResult{}, err
+		return governance.CheckResult{}, err
 	}
 	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {
-		return CheckResult{}, err
+		return governance.CheckResult{}, err
 	}
-	out := CheckResult{Subject: subject}
+	out := governance.CheckResult{Subject: subject}
 	err := s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
 		subject, err := resolveAlias(ctx, tx, subject)
 		if err != nil {

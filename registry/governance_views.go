@@ -15,39 +15,10 @@ import (
 
 // --- Tags ------------------------------------------------------------------
 
-// FieldTags are the tags of one field of a subject's latest version, by
-// where they come from.
-type FieldTags struct {
-	Path     string `json:"path"`
-	FullName string `json:"fullName,omitempty"`
-	// Tags is the union of the three sources, sorted.
-	Tags []string `json:"tags"`
-	// Inline are the schema's own tags (confluent:tags,
-	// confluent.field_meta); Metadata those of the version's
-	// metadata.tags globs; Governance those of the subject's governance
-	// tags.
-	Inline     []string `json:"inline,omitempty"`
-	Metadata   []string `json:"metadata,omitempty"`
-	Governance []string `json:"governance,omitempty"`
-}
-
-// TagsView is a subject's governance tags and the resulting tags of its
-// latest version's fields (GET /governance/subjects/{s}/tags).
-type TagsView struct {
-	Subject string `json:"subject"`
-	// Tags are the subject's governance tags: path glob → tags, matched as
-	// Confluent metadata.tags globs are (against the field's full name).
-	Tags map[string][]string `json:"tags"`
-	// Version is the latest live version the fields come from, 0 when the
-	// subject has none.
-	Version int         `json:"version,omitempty"`
-	Fields  []FieldTags `json:"fields"`
-}
-
 // Tags returns the governance tags of subject and the tags of its latest
 // version's fields.
-func (s *Service) Tags(ctx context.Context, subject string) (TagsView, error) {
-	var out TagsView
+func (s *Service) Tags(ctx context.Context, subject string) (governance.TagsView, error) {
+	var out governance.TagsView
 	err := s.gview(ctx, "get tags", func(tx Tx, g GovernanceTx) error {
 		var err error
 		out, err = s.tagsView(ctx, tx, g, subject)
@@ -56,8 +27,8 @@ func (s *Service) Tags(ctx context.Context, subject string) (TagsView, error) {
 	return out, err
 }
 
-func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject string) (TagsView, error) {
-	out := TagsView{Subject: subject, Tags: map[string][]string{}, Fields: []FieldTags{}}
+func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject string) (governance.TagsView, error) {
+	out := governance.TagsView{Subject: subject, Tags: map[string][]string{}, Fields: []governance.FieldTags{}}
 	if _, err := getRecord(ctx, g, kindTags, subject, "", &out.Tags); err != nil {
 		return out, err
 	}
@@ -77,7 +48,7 @@ func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject s
 		seen[f.Path] = true
 		bare := f
 		bare.Tags = nil
-		ft := FieldTags{Path: f.Path, FullName: f.FullName, Inline: f.Tags, Metadata: metaTags.Tags(bare), Governance: govTags.Tags(bare)}
+		ft := governance.FieldTags{Path: f.Path, FullName: f.FullName, Inline: f.Tags, Metadata: metaTags.Tags(bare), Governance: govTags.Tags(bare)}
 		all := append(append(append([]string(nil), ft.Inline...), ft.Metadata...), ft.Governance...)
 		slices.Sort(all)
 		ft.Tags = slices.Compact(all)
@@ -93,19 +64,19 @@ func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject s
 // /governance/subjects/{s}/tags): path glob → tags. They count in PII
 // evaluation as if the versions' metadata.tags held them. Errors: 42253 an
 // empty glob or tag.
-func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][]string) (TagsView, error) {
+func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][]string) (governance.TagsView, error) {
 	if err := ValidateSubject(subject); err != nil {
-		return TagsView{}, err
+		return governance.TagsView{}, err
 	}
 	clean := map[string][]string{}
 	for _, glob := range slices.Sorted(maps.Keys(tags)) {
 		if strings.TrimSpace(glob) == "" {
-			return TagsView{}, errInvalidGovernance("Invalid tags: a path glob is empty")
+			return governance.TagsView{}, errInvalidGovernance("Invalid tags: a path glob is empty")
 		}
 		var ts []string
 		for _, t := range tags[glob] {
 			if t = strings.TrimSpace(t); t == "" {
-				return TagsView{}, errInvalidGovernance("Invalid tags: glob %q has an empty tag", glob)
+				return governance.TagsView{}, errInvalidGovernance("Invalid tags: glob %q has an empty tag", glob)
 			}
 			if !slices.Contains(ts, t) {
 				ts = append(ts, t)
@@ -116,7 +87,7 @@ func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][
 			clean[strings.TrimSpace(glob)] = ts
 		}
 	}
-	var out TagsView
+	var out governance.TagsView
 	err := s.gupdate(ctx, "set tags", func(tx Tx, g GovernanceTx) error {
 		var before map[string][]string
 		had, err := getRecord(ctx, g, kindTags, subject, "", &before)
@@ -157,20 +128,12 @@ func (s *Service) DeleteTags(ctx context.Context, subject string) (map[string][]
 
 // --- Changelog -------------------------------------------------------------
 
-// Changelog is a subject's history: per live version, its semantic
-// version, class and changes, with the deprecations and extensions
-// declared through the API under the version that was latest then.
-type Changelog struct {
-	Subject string                     `json:"subject"`
-	Entries []governance.VersionRecord `json:"entries"`
-}
-
 // Changelog returns the changelog of subject, oldest version first (GET
 // /governance/subjects/{s}/changelog). Versions registered before
 // governance records existed are classified now, at the subject's current
 // level. Errors: 40401 the subject has no live version.
-func (s *Service) Changelog(ctx context.Context, subject string) (Changelog, error) {
-	out := Changelog{Subject: subject}
+func (s *Service) Changelog(ctx context.Context, subject string) (governance.Changelog, error) {
+	out := governance.Changelog{Subject: subject}
 	err := s.gview(ctx, "get changelog", func(tx Tx, g GovernanceTx) error {
 		subject, err := resolveAlias(ctx, tx, subject)
 		if err != nil {

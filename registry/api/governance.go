@@ -9,7 +9,6 @@ import (
 
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -112,16 +111,6 @@ func (s *server) latestWithMetadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, toEntity(ss))
 }
 
-// ruleView is one row of GET /governance/rules.
-type ruleView struct {
-	policy.Rule
-	// DefaultSeverity repeats Rule.Severity under a clearer name.
-	DefaultSeverity policy.Severity `json:"defaultSeverity"`
-	// Effective is the severity under the policy asked for ("off" when the
-	// rule is off).
-	Effective string `json:"effective"`
-}
-
 // govRules: GET /governance/rules?subject= → every governance rule with
 // its default and its effective severity (globally, or for subject).
 func (s *server) govRules(w http.ResponseWriter, r *http.Request) {
@@ -130,14 +119,7 @@ func (s *server) govRules(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	var out []ruleView
-	for _, rule := range governance.Rules() {
-		v := ruleView{Rule: rule, DefaultSeverity: rule.Severity, Effective: "off"}
-		if sev, on := pol.Severity(rule.ID); on {
-			v.Effective = sev.String()
-		}
-		out = append(out, v)
-	}
+	out := governance.RuleStatuses(pol)
 	writeJSON(w, http.StatusOK, out)
 }
 
