@@ -8,7 +8,10 @@
 //     (confluent_test.go), serde/protobuf with messages of a .proto file
 //     compiled at test time and an import registered as a reference
 //     (confluent_protobuf_test.go), serde/jsonschema with a "$ref" resolved
-//     through a reference (confluent_jsonschema_test.go);
+//     through a reference (confluent_jsonschema_test.go), and data
+//     contracts: metadata and rule sets, config layers, major versions with
+//     GET /subjects/{s}/metadata and JSONata migration rules run by the
+//     client (confluent_contract_test.go);
 //   - the npm client @kafkajs/confluent-schema-registry, through
 //     testdata/kafkajs/roundtrip.mjs (needs `npm ci` there; kafkajs_test.go);
 //   - plain HTTP, killing the server with SIGKILL mid-stream to prove that
