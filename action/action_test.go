@@ -54,10 +54,10 @@ func need(t *testing.T, tools ...string) {
 // (BACKWARD) and customer.json an enum value (FULL). It also removes
 // customerEmail, which is compatible for Avro readers but breaks the billing
 // consumer's contract (contracts/billing-orders.pact.json, in both
-// commits). Consumer contracts are the extension point: once the contracts
-// evaluator is returned by cmd/internal/command/check.Evaluators, the
-// golden annotations and summary gain its CONTRACT_ finding; regenerate
-// them with `go test ./action -update` and review the diff.
+// commits, listed under contracts: in charter.yaml): the annotations name
+// the consumer and the field (CONTRACT_FIELD_MISSING). Regenerate the
+// golden annotations and summary with `go test ./action -update` and
+// review the diff.
 //
 // pullRequestRepo makes the sample's pull request: main holds base, the
 // checked-out branch "feature" head, and origin (the repository itself)
@@ -129,7 +129,7 @@ func TestEntrypointOnPullRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "result=failed\nerrors=2\nwarnings=0\nnotices=0\nsubjects=2\n"; string(out) != want {
+	if want := "result=failed\nerrors=3\nwarnings=0\nnotices=0\nsubjects=2\n"; string(out) != want {
 		t.Errorf("GITHUB_OUTPUT:\n%s\nwant:\n%s", out, want)
 	}
 	// The base branch was fetched from origin, as on a shallow checkout.
@@ -151,7 +151,8 @@ func TestEntrypointPrebuiltAndPassing(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	repo := projecttest.GitRepo(t, "testdata/sample/head", "testdata/sample/head")
+	// The base state: its orders.avsc still has what billing's pact reads.
+	repo := projecttest.GitRepo(t, "testdata/sample/base", "testdata/sample/base")
 	tmp := t.TempDir()
 	output := filepath.Join(tmp, "github_output")
 	cmd := exec.Command("bash", "entrypoint.sh")

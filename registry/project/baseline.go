@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,6 +63,9 @@ type PriorVersion struct {
 	// Schema is the parsed version, nil when Err is set.
 	Schema compat.Schema
 	Err    error
+	// Metadata is the version's data-contract metadata as the registry
+	// stores it (a JSON object), nil for tree baselines.
+	Metadata json.RawMessage
 }
 
 // treeBaseline is a git commit or a directory, mapped with the working

@@ -25,6 +25,9 @@ type Input struct {
 	Project *Project
 	// Against names the baseline ("git:main", "registry:http://…").
 	Against string
+	// Baseline is the baseline itself, for evaluators that read more
+	// from it through an optional interface (ContractSource).
+	Baseline Baseline
 	// Subjects are the check's subjects sorted by name: every subject of
 	// the working tree, and those only a tree baseline has.
 	Subjects []*Subject
@@ -150,7 +153,7 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	results := make([]subjectOutcome, len(subjects))
 	c.parallel(len(subjects), func(i int) { results[i] = c.compare(subjects[i]) })
 
-	in := &Input{Project: p, Against: c.against, Subjects: subjects}
+	in := &Input{Project: p, Against: c.against, Baseline: opts.Baseline, Subjects: subjects}
 	for _, ev := range opts.Evaluators {
 		fs, err := ev(ctx, in)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,8 +56,52 @@ type Config struct {
 	Overrides []Override `yaml:"overrides"`
 	// Exclude lists globs of files never read as schemas.
 	Exclude StringList `yaml:"exclude"`
+	// Contracts are the consumer contracts (Pact message pacts) that
+	// `charter check` verifies each subject's working-tree schema with.
+	Contracts []ContractEntry `yaml:"contracts"`
+	// PII tunes the PII policy `charter check` applies to changed
+	// subjects.
+	PII PIIConfig `yaml:"pii"`
 
 	exclude globs
+}
+
+// ContractEntry maps pact files to the subject whose messages they read.
+type ContractEntry struct {
+	// Pact globs the pact files, relative to the project root.
+	Pact StringList `yaml:"pact"`
+	// Subject is the subject the consumers read.
+	Subject string `yaml:"subject"`
+	// Consumer names the consumer instead of the pact's consumer name.
+	Consumer string `yaml:"consumer"`
+	// Message is the Protobuf message the subject carries; "" means the
+	// file's first message.
+	Message string `yaml:"message"`
+
+	pact globs
+}
+
+// PIIConfig is charter.yaml's pii section (package pii's Config).
+type PIIConfig struct {
+	// PIITags mark a field as personal data; default PII and SENSITIVE.
+	PIITags []string `yaml:"pii_tags"`
+	// MaskTags are the tags whose fields must carry a masking marker.
+	MaskTags []string `yaml:"mask_tags"`
+	// MinConfidence is the least detector confidence that counts: low,
+	// medium (the default) or high.
+	MinConfidence string `yaml:"min_confidence"`
+	// Allow lists field names that are never personal data.
+	Allow []string `yaml:"allow"`
+}
+
+// MetadataConfig is a Confluent data-contract metadata object given in
+// charter.yaml for the subjects of a mapping or override: tags by field
+// path glob (Confluent's metadata.tags), properties and sensitive
+// property names. The PII policy reads the tags.
+type MetadataConfig struct {
+	Tags       map[string][]string `yaml:"tags"`
+	Properties map[string]string   `yaml:"properties"`
+	Sensitive  []string            `yaml:"sensitive"`
 }
 
 // Defaults are the project-wide level, naming strategy and severities.
@@ -81,6 +126,8 @@ type Mapping struct {
 	Level       compat.Level      `yaml:"level"`
 	Severity    map[string]string `yaml:"severity"`
 	ImportPaths []string          `yaml:"import_paths"`
+	// Metadata is the data-contract metadata of the entry's subjects.
+	Metadata *MetadataConfig `yaml:"metadata"`
 
 	files, exclude globs
 	format         compat.SchemaType
@@ -92,6 +139,9 @@ type Override struct {
 	Subject  string            `yaml:"subject"`
 	Level    compat.Level      `yaml:"level"`
 	Severity map[string]string `yaml:"severity"`
+	// Metadata adds to the metadata of the matching subjects: tags are
+	// united glob by glob, properties replaced key by key.
+	Metadata *MetadataConfig `yaml:"metadata"`
 }
 
 // StringList is a YAML string or list of strings.
@@ -236,7 +286,59 @@ func (c *Config) prepare(name string, root *yaml.Node) error {
 			return fail([]string{"overrides", strconv.Itoa(i), "subject"}, fmt.Sprintf("bad subject pattern %q: %v", o.Subject, err))
 		}
 	}
+	for i := range c.Contracts {
+		e := &c.Contracts[i]
+		if e.pact, err = compileGlobs(e.Pact); err != nil {
+			return fail([]string{"contracts", strconv.Itoa(i), "pact"}, err.Error())
+		}
+	}
 	return nil
+}
+
+// MetadataFor returns the metadata charter.yaml gives subject, mapped by
+// m (nil for none): the mapping's, then every matching override's added
+// in order (tags united per glob, properties replaced per key, sensitive
+// names united). Nil when none applies.
+func (c *Config) MetadataFor(subject string, m *Mapping) *MetadataConfig {
+	var out *MetadataConfig
+	add := func(md *MetadataConfig) {
+		if md == nil {
+			return
+		}
+		if out == nil {
+			out = &MetadataConfig{}
+		}
+		for glob, tags := range md.Tags {
+			if out.Tags == nil {
+				out.Tags = map[string][]string{}
+			}
+			for _, t := range tags {
+				if !slices.Contains(out.Tags[glob], t) {
+					out.Tags[glob] = append(out.Tags[glob], t)
+				}
+			}
+		}
+		for k, v := range md.Properties {
+			if out.Properties == nil {
+				out.Properties = map[string]string{}
+			}
+			out.Properties[k] = v
+		}
+		for _, name := range md.Sensitive {
+			if !slices.Contains(out.Sensitive, name) {
+				out.Sensitive = append(out.Sensitive, name)
+			}
+		}
+	}
+	if m != nil {
+		add(m.Metadata)
+	}
+	for _, o := range c.Overrides {
+		if ok, _ := path.Match(o.Subject, subject); ok {
+			add(o.Metadata)
+		}
+	}
+	return out
 }
 
 // matches reports whether the file belongs to the mapping.

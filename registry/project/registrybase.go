@@ -134,6 +134,9 @@ func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCac
 		}
 		prior.Format = v.Type
 		pv := PriorVersion{Version: v.Version, Text: v.Text}
+		if v.Metadata != nil {
+			pv.Metadata = metadataJSON(v.Metadata)
+		}
 		deps, err := refs.deps(ctx, v.References, 0)
 		if err != nil {
 			return nil, fmt.Errorf("registry %s: %w", b.url, err)

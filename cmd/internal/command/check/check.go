@@ -32,10 +32,13 @@ const (
 var ErrNoBaseline = errors.New("no baseline to compare with")
 
 // Evaluators returns the governance gates `charter check` runs after the
-// compatibility checks. Consumer contracts, PII policy, deprecation TTLs,
-// ownership and semantic versions plug in here as project.Evaluator
-// functions, each producing policy.Findings, when their packages land.
-func Evaluators() []project.Evaluator { return nil }
+// compatibility checks: consumer contracts (charter.yaml's contracts, and
+// the registry's published ones once it has them) and PII policy.
+// Deprecation TTLs, ownership and semantic versions plug in here as
+// project.Evaluator functions too.
+func Evaluators() []project.Evaluator {
+	return []project.Evaluator{project.ContractsEvaluator(nil), project.PIIEvaluator()}
+}
 
 type options struct {
 	against     string

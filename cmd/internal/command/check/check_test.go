@@ -131,7 +131,7 @@ func TestCheckGitHubFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "earlier=1\nresult=failed\nerrors=4\nwarnings=2\nnotices=1\nsubjects=7\n"; string(out) != want {
+	if want := "earlier=1\nresult=failed\nerrors=4\nwarnings=5\nnotices=1\nsubjects=7\n"; string(out) != want {
 		t.Errorf("outputs:\n%s\nwant:\n%s", out, want)
 	}
 }
