@@ -78,7 +78,6 @@ finding, 2 usage, configuration or I/O error.`,
   charter check --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.format = global.Format(cmd, o.format)
 			return run(cmd, o)
 		},
 	}
@@ -96,7 +95,7 @@ finding, 2 usage, configuration or I/O error.`,
 
 func run(cmd *cobra.Command, o options) error {
 	ctx, stdout := cmd.Context(), cmd.OutOrStdout()
-	format, err := render.ParseFormat(o.format)
+	format, err := global.Format(cmd, o.format)
 	if err != nil {
 		return err
 	}

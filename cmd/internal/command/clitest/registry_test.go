@@ -278,6 +278,45 @@ func TestCompletion(t *testing.T) {
 	if r.Code != cli.ExitOK || !strings.Contains(r.Stdout, "config\t") || !strings.Contains(r.Stdout, "contracts\t") {
 		t.Errorf("__complete con: %+v", r)
 	}
+	// Subjects and versions complete from the registry.
+	_, url := projecttest.Registry(t)
+	session(t, "setup-complete.golden", url, registerSample[1:4])
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "or"}, "orders-value\n:4\n"},
+		{[]string{"get", "orders-value", ""}, "latest\n1\n2\n:4\n"},
+		{[]string{"config", "get", ""}, "customer-value\norders-value\n:4\n"},
+		{[]string{"register", "orders-value", ""}, ":0\n"},
+	} {
+		r := clitest.Run(t, append([]string{"__complete", "--registry", url}, tc.args...)...)
+		if got, _, _ := strings.Cut(r.Stdout, "Completion ended"); r.Code != cli.ExitOK || got != tc.want {
+			t.Errorf("__complete %s: %q, want %q", strings.Join(tc.args, " "), r.Stdout, tc.want)
+		}
+	}
+}
+
+// TestOutputFlag: --output selects the format of check, diff and rules
+// too, --format wins over it, and a bad value names the flag it came from.
+func TestOutputFlag(t *testing.T) {
+	t.Parallel()
+	r := clitest.Run(t, "rules", "--category", "pii", "-o", "json")
+	if r.Code != cli.ExitOK || !strings.HasPrefix(r.Stdout, "{\n  \"rules\": [") {
+		t.Errorf("rules -o json: %+v", r)
+	}
+	r = clitest.Run(t, "rules", "--category", "pii", "-o", "json", "--format", "markdown")
+	if r.Code != cli.ExitOK || !strings.HasPrefix(r.Stdout, "| ID |") {
+		t.Errorf("rules -o json --format markdown: %+v", r)
+	}
+	r = clitest.Run(t, "diff", "-o", "xml", schemas+"customer.avsc", schemas+"customer.avsc")
+	if r.Code != cli.ExitError || !strings.HasPrefix(r.Stderr, `charter: invalid --output "xml": want one of text, json, github, markdown, sarif`) {
+		t.Errorf("diff -o xml: %+v", r)
+	}
+	r = clitest.Run(t, "diff", "--format", "xml", schemas+"customer.avsc", schemas+"customer.avsc")
+	if r.Code != cli.ExitError || !strings.HasPrefix(r.Stderr, `charter: invalid --format "xml"`) {
+		t.Errorf("diff --format xml: %+v", r)
+	}
 }
 
 // TestHelpHasExamples: every command of this family, and each of its

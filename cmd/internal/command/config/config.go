@@ -63,7 +63,8 @@ func newGet(name string) *cobra.Command {
 sets itself (an error when it sets nothing). Without SUBJECT, the global config.`,
 		Example: `  charter config get
   charter config get orders-value --own -o json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {
@@ -108,7 +109,8 @@ sets are read from files holding one JSON object.`,
 
   # Give every new version of orders-value an owner
   charter config set orders-value --default-metadata owner.json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {
@@ -206,8 +208,9 @@ func newDelete(name string) *cobra.Command {
 		Long: `Remove SUBJECT's own config, so that the global one applies (DELETE
 /config/{subject}); without SUBJECT, reset the global config to its default
 (BACKWARD). Prints the config removed.`,
-		Example: `  charter config delete orders-value`,
-		Args:    cobra.MaximumNArgs(1),
+		Example:           `  charter config delete orders-value`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

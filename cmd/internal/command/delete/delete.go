@@ -29,7 +29,8 @@ no longer be read. A version other schemas reference cannot be deleted.`,
 
   # Soft-delete the latest version only
   charter delete orders-value latest`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: global.CompleteSubjectVersion,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

@@ -44,7 +44,7 @@ registry errors.`,
   charter diff registry:orders-value@1 registry:orders-value@3`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := render.ParseFormat(global.Format(cmd, format))
+			f, err := global.Format(cmd, format)
 			if err != nil {
 				return err
 			}

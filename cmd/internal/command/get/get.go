@@ -27,7 +27,8 @@ text alone, as stored, to save it to a file.`,
 
   # A soft-deleted version, as JSON
   charter get orders-value 2 --deleted -o json`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: global.CompleteSubjectVersion,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

@@ -128,15 +128,20 @@ func Output(cmd *cobra.Command, allowed ...string) (string, error) {
 
 // Format returns the output format of a command that has its own --format
 // flag (check, diff, rules): --format when given, else --output when
-// given, else local (the --format default).
-func Format(cmd *cobra.Command, local string) string {
-	if f := cmd.Flags().Lookup("format"); f != nil && f.Changed {
-		return local
+// given, else local (the --format default). The error names the flag the
+// value came from.
+func Format(cmd *cobra.Command, local string) (render.Format, error) {
+	v, name := local, "format"
+	if f := cmd.Flags().Lookup("format"); f == nil || !f.Changed {
+		if o, set := flag(cmd, FlagOutput); set {
+			v, name = o, FlagOutput
+		}
 	}
-	if v, set := flag(cmd, FlagOutput); set {
-		return v
+	f, err := render.ParseFormat(v)
+	if err != nil {
+		return "", fmt.Errorf("invalid --%s %q: want one of %s", name, v, render.FormatNames())
 	}
-	return local
+	return f, nil
 }
 
 // RegistryOutput returns the --output format of a registry command:

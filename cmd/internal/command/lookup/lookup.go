@@ -26,7 +26,8 @@ error (exit code 2).`,
 
   # Soft-deleted versions count too; compare normalized forms
   charter lookup orders-value orders.avsc --deleted --normalize -o json`,
-		Args: cobra.ExactArgs(2),
+		Args:              cobra.ExactArgs(2),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

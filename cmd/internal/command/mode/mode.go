@@ -47,7 +47,8 @@ func newGet(name string) *cobra.Command {
 SUBJECT, the global mode.`,
 		Example: `  charter mode get
   charter mode get orders-value --own -o json`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {
@@ -114,8 +115,9 @@ func newDelete(name string) *cobra.Command {
 		Long: `Remove SUBJECT's own mode, so that the global one applies (DELETE
 /mode/{subject}); without SUBJECT, reset the global mode to READWRITE. Prints
 the mode removed.`,
-		Example: `  charter mode delete orders-value`,
-		Args:    cobra.MaximumNArgs(1),
+		Example:           `  charter mode delete orders-value`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

@@ -29,7 +29,8 @@ see every finding).`,
 
   # With data-contract metadata and rules
   charter register orders-value orders.avsc --metadata orders.meta.json --rule-set orders.rules.json`,
-		Args: cobra.ExactArgs(2),
+		Args:              cobra.ExactArgs(2),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

@@ -31,7 +31,7 @@ JSON Schema); policy rules from the project checks and the governance packages.`
   charter rules --type protobuf --format markdown`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			f, err := render.ParseFormat(global.Format(cmd, format))
+			f, err := global.Format(cmd, format)
 			if err != nil {
 				return err
 			}

@@ -22,7 +22,8 @@ first; with --deleted, soft-deleted versions too, marked "(deleted)".`,
 
   # Every version, soft-deleted ones included, as JSON
   charter versions orders-value --deleted -o json`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {
