@@ -3,10 +3,14 @@
 package register
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
 // NewCommand returns the register command.
@@ -45,6 +49,13 @@ see every finding).`,
 				return err
 			}
 			v, err := c.RegisterVersion(cmd.Context(), args[0], s, in.ReadOptions()...)
+			if errors.Is(err, srerr.ErrIncompatibleSchema) {
+				diff := "charter diff registry:" + args[0] + " " + args[1]
+				for _, r := range in.Refs {
+					diff += " --ref " + r
+				}
+				return fmt.Errorf("%w; `%s` lists each finding with its fix", err, diff)
+			}
 			if err != nil {
 				return err
 			}
