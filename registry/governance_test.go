@@ -187,8 +187,8 @@ func TestGovernanceAcceptance(t *testing.T) {
 	for _, want := range []string{
 		"v1 1.0.0 none first version",
 		"v2 1.1.0 minor field `carrier` added",
-		"v2 1.1.0 none field `carrier_code` deprecated, TTL 90 days, use `carrier` (carriers are records now) (declared on 2026-01-05, expires 2026-04-05)",
-		"v2 1.1.0 none field carrier_code extended for billing until 2026-05-10 (approved by bob: billing reads carrier_code until its Q2 release)",
+		"v2 1.1.0 none field `carrier_code` deprecated, TTL 90 days, use `carrier` (carriers are records now); declared on 2026-01-05, expires on 2026-04-05",
+		"v2 1.1.0 none field `carrier_code` extended for billing until 2026-05-10 (approved by bob: billing reads carrier_code until its Q2 release)",
 		"v4 1.3.0 minor field `note` added",
 		"v5 1.4.0 minor field `x` added",
 	} {

@@ -158,19 +158,23 @@ func (s *Service) Changelog(ctx context.Context, subject string) (governance.Cha
 					i = j
 				}
 			}
+			item := fmt.Sprintf("version %d", d.Version)
+			if d.Kind == governance.ItemField {
+				item = "field `" + governance.Display(d.Path) + "`"
+			}
 			if d.Source == governance.SourceAPI {
-				text := fmt.Sprintf("%s deprecated on %s, TTL %d days (expires %s)", d.Item, d.DeprecatedAt.Format("2006-01-02"), d.TTLDays, d.ExpiresAt.Format("2006-01-02"))
+				text := fmt.Sprintf("%s deprecated, TTL %d days", item, d.TTLDays)
 				if d.Kind == governance.ItemField {
-					text = governance.DeprecationSentence(d.Path, d.TTLDays, d.Replacement, d.Reason) +
-						fmt.Sprintf(" (declared on %s, expires %s)", d.DeprecatedAt.Format("2006-01-02"), d.ExpiresAt.Format("2006-01-02"))
+					text = governance.DeprecationSentence(d.Path, d.TTLDays, d.Replacement, d.Reason)
 				} else if d.Replacement != "" {
 					text += ", use " + d.Replacement
 				}
+				text += fmt.Sprintf("; declared on %s, expires on %s", d.DeprecatedAt.Format("2006-01-02"), d.ExpiresAt.Format("2006-01-02"))
 				recs[i].Changes = append(recs[i].Changes, governance.Change{Kind: governance.KindDeprecationDeclared, Path: d.Path, Text: text, Bump: governance.BumpNone})
 			}
 			for _, x := range d.Extensions {
 				recs[i].Changes = append(recs[i].Changes, governance.Change{Kind: governance.KindExtensionGranted, Path: d.Path, Bump: governance.BumpNone,
-					Text: fmt.Sprintf("%s extended for %s until %s (approved by %s: %s)", d.Item, x.Consumer, x.Until.Format("2006-01-02"), x.Approver, x.Reason)})
+					Text: fmt.Sprintf("%s extended for %s until %s (approved by %s: %s)", item, x.Consumer, x.Until.Format("2006-01-02"), x.Approver, x.Reason)})
 			}
 		}
 		out.Entries = recs

@@ -197,7 +197,7 @@ func (e Extension) Validate(now time.Time) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("an extension needs a %s", strings.Join(missing, ", a "))
+		return fmt.Errorf("an extension needs a consumer, a reason and an approver; missing: %s", strings.Join(missing, ", "))
 	}
 	if !e.Until.After(now) {
 		return fmt.Errorf("extension end %s is not in the future", e.Until.UTC().Format(time.RFC3339))

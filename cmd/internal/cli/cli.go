@@ -11,23 +11,29 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/audit"
+	"github.com/charter-dev/charter/cmd/internal/command/changelog"
 	"github.com/charter-dev/charter/cmd/internal/command/check"
 	"github.com/charter-dev/charter/cmd/internal/command/completion"
 	"github.com/charter-dev/charter/cmd/internal/command/config"
 	"github.com/charter-dev/charter/cmd/internal/command/contracts"
 	deletecmd "github.com/charter-dev/charter/cmd/internal/command/delete"
+	"github.com/charter-dev/charter/cmd/internal/command/deprecate"
 	"github.com/charter-dev/charter/cmd/internal/command/diff"
 	"github.com/charter-dev/charter/cmd/internal/command/export"
+	"github.com/charter-dev/charter/cmd/internal/command/extend"
 	"github.com/charter-dev/charter/cmd/internal/command/get"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	importcmd "github.com/charter-dev/charter/cmd/internal/command/import"
 	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
 	"github.com/charter-dev/charter/cmd/internal/command/lookup"
 	"github.com/charter-dev/charter/cmd/internal/command/mode"
+	"github.com/charter-dev/charter/cmd/internal/command/owners"
 	"github.com/charter-dev/charter/cmd/internal/command/register"
 	"github.com/charter-dev/charter/cmd/internal/command/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
 	"github.com/charter-dev/charter/cmd/internal/command/subjects"
+	"github.com/charter-dev/charter/cmd/internal/command/tags"
 	upcastcmd "github.com/charter-dev/charter/cmd/internal/command/upcast"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
 	"github.com/charter-dev/charter/cmd/internal/command/versions"
@@ -88,6 +94,12 @@ func NewRootCommand(env Env) *cobra.Command {
 		export.NewCommand("export"),
 		importcmd.NewCommand("import"),
 		completion.NewCommand("completion"),
+		owners.NewCommand("owners", owners.Deps{}),
+		deprecate.NewCommand("deprecate", deprecate.Deps{}),
+		extend.NewCommand("extend", extend.Deps{}),
+		tags.NewCommand("tags", tags.Deps{}),
+		changelog.NewCommand("changelog", changelog.Deps{}),
+		audit.NewCommand("audit", audit.Deps{}),
 	)
 	return root
 }

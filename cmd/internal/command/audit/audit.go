@@ -1,0 +1,159 @@
+// Package audit is the `charter audit` command: it prints the registry's
+// audit log (every governance change with who, when and what), filtered by
+// subject, action, actor and time.
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/registry/client"
+)
+
+const cmdName = "audit"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// HTTPClient talks to the registry (default: 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// NewCommand returns the audit command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	c := &conn{hc: deps.HTTPClient}
+	var (
+		q            client.AuditQuery
+		since, until string
+	)
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Print the audit log of governance changes",
+		Long: `Print the registry's audit log, oldest first: every change of ownership, config,
+mode, policy, deprecation, extension, tags and dismissals, and every registration
+and delete, with when, who (X-Charter-Actor, the basic-auth user, or anonymous) and
+what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages.`,
+		Example: `  charter audit --subject shipments-value
+  charter audit --action deprecation. --since 2026-01-01 --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cl, err := c.client(cmd, "text", "json")
+			if err != nil {
+				return err
+			}
+			for _, f := range []struct {
+				name, v string
+				dst     *time.Time
+			}{{"since", since, &q.Since}, {"until", until, &q.Until}} {
+				if f.v == "" {
+					continue
+				}
+				t, err := time.Parse("2006-01-02", f.v)
+				if err != nil {
+					if t, err = time.Parse(time.RFC3339, f.v); err != nil {
+						return fmt.Errorf("invalid --%s %q: want YYYY-MM-DD or an RFC 3339 time", f.name, f.v)
+					}
+				}
+				*f.dst = t
+			}
+			es, err := cl.Audit(cmd.Context(), q)
+			if err != nil {
+				return fmt.Errorf("read the audit log: %w", err)
+			}
+			out := cmd.OutOrStdout()
+			if c.format == "json" {
+				return writeJSON(out, es)
+			}
+			if len(es) == 0 {
+				_, err := fmt.Fprintln(out, "no audit entries")
+				return err
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTIME\tACTOR\tACTION\tSUBJECT\tTARGET")
+			for _, e := range es {
+				subject := e.Subject
+				if subject == "" {
+					subject = "(global)"
+				}
+				target := e.Target
+				if target == "" {
+					target = "-"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Time.UTC().Format(time.RFC3339), e.Actor, e.Action, subject, target)
+			}
+			return tw.Flush()
+		},
+	}
+	c.flags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&q.Subject, "subject", "", "only this subject's entries")
+	f.StringVar(&q.Action, "action", "", "only actions starting with this (owner., deprecation.create …)")
+	f.StringVar(&q.Actor, "by", "", "only the entries of this actor")
+	f.StringVar(&since, "since", "", "only entries at or after this time")
+	f.StringVar(&until, "until", "", "only entries before this time")
+	f.Int64Var(&q.After, "after", 0, "only entries with a greater ID (paging)")
+	f.IntVar(&q.Limit, "limit", 0, "at most this many entries (the server's default: 1000)")
+	return cmd
+}
+
+// conn is what every governance command shares: the registry and output
+// format of the root's global flags (package global), and who acts.
+type conn struct {
+	actor  string
+	hc     *http.Client
+	format string
+}
+
+func (c *conn) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats.
+func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := global.Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.format = f
+	actor := c.actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: global.Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
+	if t := global.Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(global.RegistryURL(cmd), opts...)
+}
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}

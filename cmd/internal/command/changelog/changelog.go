@@ -1,0 +1,176 @@
+// Package changelog is the `charter changelog` command: it prints a
+// subject's changelog, each version with its semantic version, its class
+// (major, minor, patch) and its changes as sentences, from the registry's
+// governance API.
+package changelog
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/registry/client"
+)
+
+const cmdName = "changelog"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// HTTPClient talks to the registry (default: 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// NewCommand returns the changelog command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	c := &conn{hc: deps.HTTPClient}
+	cmd := &cobra.Command{
+		Use:   name + " SUBJECT",
+		Short: "Print a subject's changelog: semantic versions and changes per version",
+		Long: `Print the changelog of SUBJECT: every live version with its semantic version,
+its class (major: breaks readers at the subject's compatibility level; minor:
+additive; patch: no structural change) and its changes as sentences, with the
+deprecations and extensions declared through the registry.`,
+		Example: `  charter changelog shipments-value
+  charter changelog shipments-value --format markdown > CHANGELOG.md`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client(cmd, "text", "json", "markdown")
+			if err != nil {
+				return err
+			}
+			log, err := cl.Changelog(cmd.Context(), args[0])
+			if err != nil {
+				return fmt.Errorf("changelog of %s: %w", args[0], err)
+			}
+			out := cmd.OutOrStdout()
+			switch c.format {
+			case "json":
+				return writeJSON(out, log)
+			case "markdown":
+				return markdown(out, log)
+			}
+			return text(out, log)
+		},
+	}
+	c.flags(cmd)
+	return cmd
+}
+
+// entries returns the entries newest first.
+func entries(log client.Changelog) []client.VersionRecord {
+	es := slices.Clone(log.Entries)
+	slices.Reverse(es)
+	return es
+}
+
+func heading(e client.VersionRecord) string {
+	h := fmt.Sprintf("%s (version %d, schema %d", e.SemVer, e.Version, e.SchemaID)
+	if e.Bump != "" && e.Bump != "none" {
+		h += ", " + e.Bump
+	}
+	if !e.RegisteredAt.IsZero() {
+		h += ", " + date(e.RegisteredAt)
+		if e.By != "" {
+			h += " by " + e.By
+		}
+	}
+	return h + ")"
+}
+
+func text(w io.Writer, log client.Changelog) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Changelog of %s\n", log.Subject)
+	for _, e := range entries(log) {
+		fmt.Fprintf(&b, "\n%s\n", heading(e))
+		for _, ch := range e.Changes {
+			fmt.Fprintf(&b, "  - %s%s\n", ch.Text, tag(ch.Bump))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func markdown(w io.Writer, log client.Changelog) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Changelog of %s\n", log.Subject)
+	for _, e := range entries(log) {
+		fmt.Fprintf(&b, "\n## %s\n\n", heading(e))
+		for _, ch := range e.Changes {
+			fmt.Fprintf(&b, "- %s%s\n", ch.Text, tag(ch.Bump))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// tag marks a change's class after its sentence: " [minor]"; nothing for
+// governance notes (bump none).
+func tag(bump string) string {
+	if bump == "" || bump == "none" {
+		return ""
+	}
+	return " [" + bump + "]"
+}
+
+// conn is what every governance command shares: the registry and output
+// format of the root's global flags (package global), and who acts.
+type conn struct {
+	actor  string
+	hc     *http.Client
+	format string
+}
+
+func (c *conn) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats.
+func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := global.Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.format = f
+	actor := c.actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: global.Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
+	if t := global.Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(global.RegistryURL(cmd), opts...)
+}
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}

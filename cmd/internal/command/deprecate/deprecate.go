@@ -1,0 +1,203 @@
+// Package deprecate is the `charter deprecate` command: it deprecates a
+// field or a version of a subject with a reason, a replacement and a TTL,
+// lists deprecation states, and withdraws deprecations, through the
+// registry's governance API.
+package deprecate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+const cmdName = "deprecate"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// HTTPClient talks to the registry (default: 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// NewCommand returns the deprecate command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	c := &conn{hc: deps.HTTPClient}
+	var (
+		reason, replacement string
+		ttl                 int
+		list, undo          bool
+	)
+	cmd := &cobra.Command{
+		Use:   name + " SUBJECT ITEM",
+		Short: "Deprecate a field or a version with a TTL, list deprecations, or withdraw one",
+		Long: `Deprecate ITEM of SUBJECT from now on: a field path of the latest version
+(.carrier_code) or a version (version:3), with a reason, a replacement and a TTL in
+days (default: the subject's policy, 90 days). Until the TTL runs out, registrations
+that keep the item pass with a warning; after it, they are refused unless an
+extension covers them (charter extend). Deprecating an item again changes its
+reason, replacement and TTL.
+
+--list shows the deprecations of SUBJECT (of every subject without one);
+--undo withdraws the deprecation of ITEM.`,
+		Example: `  charter deprecate shipments-value .carrier_code --replacement .carrier --reason 'carriers are records now'
+  charter deprecate shipments-value version:2 --ttl-days 30
+  charter deprecate --list shipments-value
+  charter deprecate --undo shipments-value .carrier_code`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if list {
+				return cobra.MaximumNArgs(1)(cmd, args)
+			}
+			return cobra.ExactArgs(2)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client(cmd, "text", "json")
+			if err != nil {
+				return err
+			}
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			var ds []client.DeprecationStatus
+			switch {
+			case list && len(args) == 0:
+				if ds, err = cl.AllDeprecations(ctx); err != nil {
+					return fmt.Errorf("list deprecations: %w", err)
+				}
+			case list:
+				if ds, err = cl.Deprecations(ctx, args[0], false); err != nil {
+					return fmt.Errorf("list deprecations of %s: %w", args[0], err)
+				}
+			case undo:
+				d, err := cl.Undeprecate(ctx, args[0], args[1])
+				if err != nil {
+					return fmt.Errorf("withdraw the deprecation of %s in %s: %w", args[1], args[0], err)
+				}
+				if c.format == "json" {
+					return writeJSON(out, d)
+				}
+				_, err = fmt.Fprintf(out, "%s %s is no longer deprecated\n", d.Subject, args[1])
+				return err
+			default:
+				it, err := governance.ParseItem(args[1])
+				if err != nil {
+					return err
+				}
+				req := client.DeprecateRequest{Path: it.Path, Version: it.Version, Reason: reason, Replacement: replacement, TTLDays: ttl}
+				d, err := cl.Deprecate(ctx, args[0], req)
+				if err != nil {
+					return fmt.Errorf("deprecate %s in %s: %w", args[1], args[0], err)
+				}
+				ds = []client.DeprecationStatus{d}
+			}
+			if c.format == "json" {
+				return writeJSON(out, ds)
+			}
+			return printDeprecations(out, ds)
+		},
+	}
+	c.flags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&reason, "reason", "", "why the item is deprecated")
+	f.StringVar(&replacement, "replacement", "", "what to use instead (a field path, a subject)")
+	f.IntVar(&ttl, "ttl-days", 0, "days until the deprecation expires (default: the subject's policy, 90)")
+	f.BoolVar(&list, "list", false, "list the deprecations of SUBJECT, or of every subject")
+	f.BoolVar(&undo, "undo", false, "withdraw the deprecation of ITEM")
+	cmd.MarkFlagsMutuallyExclusive("list", "undo")
+	return cmd
+}
+
+// printDeprecations writes deprecation states as a table.
+func printDeprecations(w io.Writer, ds []client.DeprecationStatus) error {
+	if len(ds) == 0 {
+		_, err := fmt.Fprintln(w, "no deprecations")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUBJECT\tITEM\tSTATE\tEXPIRES\tDAYS LEFT\tREPLACEMENT\tEXTENSIONS")
+	for _, d := range ds {
+		item := "field " + strings.TrimPrefix(d.Path, ".")
+		if d.Kind == "version" {
+			item = fmt.Sprintf("version %d", d.Version)
+		}
+		var ext []string
+		for _, x := range d.Extensions {
+			ext = append(ext, fmt.Sprintf("%s until %s (approved by %s)", x.Consumer, date(x.Until), x.Approver))
+		}
+		if len(ext) == 0 {
+			ext = []string{"-"}
+		}
+		repl := strings.TrimPrefix(d.Replacement, ".")
+		if repl == "" {
+			repl = "-"
+		}
+		left := "-"
+		if d.State == "deprecated" {
+			left = fmt.Sprint(d.DaysLeft)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Subject, item, d.State, date(d.ExpiresAt), left, repl, strings.Join(ext, "; "))
+	}
+	return tw.Flush()
+}
+
+// conn is what every governance command shares: the registry and output
+// format of the root's global flags (package global), and who acts.
+type conn struct {
+	actor  string
+	hc     *http.Client
+	format string
+}
+
+func (c *conn) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats.
+func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := global.Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.format = f
+	actor := c.actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: global.Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
+	if t := global.Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(global.RegistryURL(cmd), opts...)
+}
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}

@@ -1,0 +1,168 @@
+// Package extend is the `charter extend` command: it grants a consumer
+// team a time-bounded extension of a deprecated field or version, with a
+// reason and an approver, or revokes it, through the registry's governance
+// API.
+package extend
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+const cmdName = "extend"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// HTTPClient talks to the registry (default: 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// NewCommand returns the extend command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	c := &conn{hc: deps.HTTPClient}
+	var (
+		consumer, reason, approver, until string
+		days                              int
+		revoke                            bool
+	)
+	cmd := &cobra.Command{
+		Use:   name + " SUBJECT ITEM",
+		Short: "Grant a consumer team more time with a deprecated field or version",
+		Long: `Let --consumer keep ITEM of SUBJECT (a field path such as .carrier_code, or
+version:N) after its deprecation expires, until --until (a date, YYYY-MM-DD, or an
+RFC 3339 time) or for --days from now, with a --reason and an --approver. While the
+extension runs, registrations that keep the item pass with a notice. Granting again
+replaces the consumer's extension; --revoke removes it.`,
+		Example: `  charter extend shipments-value .carrier_code --consumer billing --days 30 --reason 'Q2 release' --approver alice
+  charter extend shipments-value .carrier_code --consumer billing --revoke`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client(cmd, "text", "json")
+			if err != nil {
+				return err
+			}
+			if consumer == "" {
+				return fmt.Errorf("--consumer is required: the team that still needs %s", args[1])
+			}
+			if _, err := governance.ParseItem(args[1]); err != nil {
+				return err
+			}
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			var d client.DeprecationStatus
+			if revoke {
+				if d, err = cl.RevokeExtension(ctx, args[0], args[1], consumer); err != nil {
+					return fmt.Errorf("revoke the extension of %s for %s: %w", args[1], consumer, err)
+				}
+			} else {
+				req := client.ExtensionRequest{Consumer: consumer, Days: days, Reason: reason, Approver: approver}
+				if until != "" {
+					t, err := parseTime(until)
+					if err != nil {
+						return err
+					}
+					req.Until = t
+				}
+				if d, err = cl.GrantExtension(ctx, args[0], args[1], req); err != nil {
+					return fmt.Errorf("extend %s of %s for %s: %w", args[1], args[0], consumer, err)
+				}
+			}
+			if c.format == "json" {
+				return writeJSON(out, d)
+			}
+			if revoke {
+				_, err = fmt.Fprintf(out, "%s's extension of %s in %s revoked; the item is %s\n", consumer, args[1], args[0], d.State)
+				return err
+			}
+			_, err = fmt.Fprintf(out, "%s may keep %s in %s until %s (the deprecation expires on %s)\n",
+				consumer, args[1], args[0], date(*d.ExtendedUntil), date(d.ExpiresAt))
+			return err
+		},
+	}
+	c.flags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&consumer, "consumer", "", "the consumer team that still needs the item (required)")
+	f.IntVar(&days, "days", 0, "length of the extension in days from now")
+	f.StringVar(&until, "until", "", "end of the extension: YYYY-MM-DD (UTC midnight) or an RFC 3339 time")
+	f.StringVar(&reason, "reason", "", "why the consumer needs more time")
+	f.StringVar(&approver, "approver", "", "who approved the extension")
+	f.BoolVar(&revoke, "revoke", false, "remove the consumer's extension")
+	cmd.MarkFlagsMutuallyExclusive("days", "until")
+	return cmd
+}
+
+// parseTime reads YYYY-MM-DD (UTC midnight) or an RFC 3339 time.
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("invalid --until %q: want YYYY-MM-DD or an RFC 3339 time", s)
+	}
+	return t, nil
+}
+
+// conn is what every governance command shares: the registry and output
+// format of the root's global flags (package global), and who acts.
+type conn struct {
+	actor  string
+	hc     *http.Client
+	format string
+}
+
+func (c *conn) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats.
+func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := global.Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.format = f
+	actor := c.actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: global.Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
+	if t := global.Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(global.RegistryURL(cmd), opts...)
+}
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}

@@ -1,0 +1,162 @@
+// Package owners is the `charter owners` command: it lists, shows, sets
+// and removes the owners of subjects (a team, a contact channel and a
+// description per subject) through the registry's governance API.
+package owners
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/registry/client"
+)
+
+const cmdName = "owners"
+
+// Deps are the command's connections to the outside world.
+type Deps struct {
+	// HTTPClient talks to the registry (default: 30 s timeout).
+	HTTPClient *http.Client
+}
+
+// NewCommand returns the owners command.
+func NewCommand(name string, deps Deps) *cobra.Command {
+	c := &conn{hc: deps.HTTPClient}
+	var team, contact, description, only string
+	var del bool
+	cmd := &cobra.Command{
+		Use:   name + " [SUBJECT]",
+		Short: "List, show, set or remove the owners of subjects",
+		Long: `Without arguments, list the owner of every subject (--team keeps one team's).
+With a subject, show its owner; with --team and --contact, set it (the subject
+need not have versions yet); with --delete, remove it. Confluent clients see the
+owner in the metadata properties owner, owner.contact and owner.description.`,
+		Example: `  charter owners
+  charter owners shipments-value --team logistics --contact '#logistics' --description 'parcels on their way'
+  charter owners shipments-value --delete`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cl, err := c.client(cmd, "text", "json")
+			if err != nil {
+				return err
+			}
+			ctx, out := cmd.Context(), cmd.OutOrStdout()
+			setting := cmd.Flags().Changed("contact") || cmd.Flags().Changed("description") || (len(args) == 1 && cmd.Flags().Changed("team"))
+			var owners []client.Owner
+			switch {
+			case len(args) == 0:
+				if setting || del {
+					return fmt.Errorf("name the subject to set or delete the owner of")
+				}
+				if owners, err = cl.Owners(ctx, only); err != nil {
+					return fmt.Errorf("list owners: %w", err)
+				}
+			case del:
+				o, err := cl.DeleteOwner(ctx, args[0])
+				if err != nil {
+					return fmt.Errorf("delete owner of %s: %w", args[0], err)
+				}
+				owners = []client.Owner{o}
+			case setting:
+				o, err := cl.SetOwner(ctx, args[0], team, contact, description)
+				if err != nil {
+					return fmt.Errorf("set owner of %s: %w", args[0], err)
+				}
+				owners = []client.Owner{o}
+			default:
+				o, err := cl.Owner(ctx, args[0])
+				if err != nil {
+					return fmt.Errorf("owner of %s: %w", args[0], err)
+				}
+				owners = []client.Owner{o}
+			}
+			if c.format == "json" {
+				return writeJSON(out, owners)
+			}
+			if len(owners) == 0 {
+				_, err := fmt.Fprintln(out, "no owners recorded")
+				return err
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SUBJECT\tTEAM\tCONTACT\tDESCRIPTION\tUPDATED")
+			for _, o := range owners {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s by %s\n", o.Subject, o.Team, o.Contact, o.Description, date(o.UpdatedAt), o.UpdatedBy)
+			}
+			return tw.Flush()
+		},
+	}
+	c.flags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&team, "team", "", "owning team (with a subject: set it; without: list only this team's subjects)")
+	f.StringVar(&contact, "contact", "", "contact channel of the owning team (a chat channel, a mailing list)")
+	f.StringVar(&description, "description", "", "what the subject carries")
+	f.BoolVar(&del, "delete", false, "remove the subject's owner")
+	cmd.PreRun = func(cmd *cobra.Command, args []string) {
+		if len(args) == 0 {
+			only = team
+		}
+	}
+	return cmd
+}
+
+// conn is what every governance command shares: the registry and output
+// format of the root's global flags (package global), and who acts.
+type conn struct {
+	actor  string
+	hc     *http.Client
+	format string
+}
+
+func (c *conn) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats.
+func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := global.Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.format = f
+	actor := c.actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: global.Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
+	if t := global.Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(global.RegistryURL(cmd), opts...)
+}
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}
