@@ -69,3 +69,29 @@ func BenchmarkRegisterFullTransitive1000(b *testing.B) {
 		b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
 	})
 }
+
+// BenchmarkRegisterGovernance registers new versions of a 20-field record
+// (BACKWARD, the default level) with governance (the engine evaluates and
+// records every registration) and without it (a store whose transactions
+// hide GovernanceTx), to show what governance costs per registration.
+func BenchmarkRegisterGovernance(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		governed bool
+	}{{"governed", true}, {"plain", false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var store registry.Store = openStore(b)
+			if !tc.governed {
+				store = noGovStore{store}
+			}
+			svc := registry.NewService(store, []compat.Format{avro.Format{}})
+			mustRegister(b, svc, "orders-value", registry.RegisterRequest{Schema: versionedRecord(0)})
+			b.ResetTimer()
+			start := time.Now()
+			for i := range b.N {
+				mustRegister(b, svc, "orders-value", registry.RegisterRequest{Schema: versionedRecord(i + 1)})
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
+		})
+	}
+}
