@@ -295,6 +295,9 @@ func TestContractOnlyRegistration(t *testing.T) {
 	wantJSON(t, "v2 metadata", v2.Schema.Metadata, `{"properties":{"k":"v"}}`)
 	_, err := svc.Register(ctx, "empty", registry.RegisterRequest{Metadata: []byte(`{"properties":{"k":"v"}}`)})
 	wantCode(t, err, srerr.ErrInvalidSchema)
+	// JSON null is no contract: an empty schema stays an error.
+	_, err = svc.Register(ctx, "s", registry.RegisterRequest{Metadata: []byte(`null`)})
+	wantCode(t, err, srerr.ErrInvalidSchema)
 }
 
 // TestRemovedFieldsRemembered: a removed field is remembered, its return

@@ -5,6 +5,14 @@
 // Persistence sits behind the narrow [Store] interface; backends live in
 // sub-packages (registry/sqlite, later registry/postgres) and all pass the
 // same suite in registry/storetest.
+//
+// Governance (Charter issue 4) lives beside it: ownership, policies,
+// deprecations with TTLs and extensions, tags, PII dismissals, removed
+// fields, semantic versions and the audit log, kept through the optional
+// [GovernanceTx] part of a transaction and evaluated on every registration
+// by the pure policy engine of package registry/governance, with the time
+// of an injected clock ([WithClock]) and the actor of the request's
+// context ([WithActor]).
 package registry
 
 import (

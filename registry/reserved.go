@@ -80,9 +80,14 @@ func errReservedFields(subject string, msgs []string) error {
 		subject, strings.Join(msgs, ", "))
 }
 
-// hasContract reports whether req carries metadata or a ruleSet.
+// hasContract reports whether req carries metadata or a ruleSet (JSON
+// null counts as none).
 func hasContract(req RegisterRequest) bool {
-	return len(strings.TrimSpace(string(req.Metadata))) > 0 || len(strings.TrimSpace(string(req.RuleSet))) > 0
+	present := func(raw []byte) bool {
+		s := strings.TrimSpace(string(raw))
+		return s != "" && s != "null"
+	}
+	return present(req.Metadata) || present(req.RuleSet)
 }
 
 // fillEmptySchema gives a request with an empty schema and a data
