@@ -159,6 +159,7 @@ func (c *Chain) build(ctx context.Context) (*chainState, error) {
 			continue
 		}
 		st.plans[n] = p
+		st.versions[n].plan = p
 	}
 	if len(gaps.Gaps) > 0 {
 		return nil, gaps
@@ -526,7 +527,7 @@ var errRuleOutput = errors.New("rule output does not fit the schema")
 
 // upcast runs one event through its plan. payload is bare (the wire
 // header, if any, already removed; framed says it was there).
-func (c *Chain) upcast(ctx context.Context, ev Event, payload []byte, framed bool) (*Result, error) {
+func (c *Chain) upcast(ctx context.Context, ev *Event, payload []byte, framed bool, r *Result) error {
 	st := c.state.Load()
 	var w *version
 	if ev.Version > 0 {
@@ -541,35 +542,35 @@ func (c *Chain) upcast(ctx context.Context, ev Event, payload []byte, framed boo
 			if errors.Is(err, ErrMissingStep) {
 				e.Kind = ErrMissingStep
 			}
-			return nil, e
+			return e
 		}
 	}
 	ev.Version = w.num
 	if w.typ == compat.Protobuf && framed {
 		idx, rest, err := ParseMessageIndexes(payload)
 		if err != nil {
-			return nil, c.fail(ev, st.target, ErrDecode, err)
+			return c.fail(ev, st.target, ErrDecode, err)
 		}
 		ps := protoStateOf(w)
 		md, err := ps.file.Message(idx)
 		if err != nil {
-			return nil, c.fail(ev, st.target, ErrDecode, err)
+			return c.fail(ev, st.target, ErrDecode, err)
 		}
 		if md.FullName() != ps.msg.FullName() {
-			return nil, c.fail(ev, st.target, ErrDecode, fmt.Errorf("the payload is a %s, not the subject's message %s (see WithProtoMessage)", md.FullName(), ps.msg.FullName()))
+			return c.fail(ev, st.target, ErrDecode, fmt.Errorf("the payload is a %s, not the subject's message %s (see WithProtoMessage)", md.FullName(), ps.msg.FullName()))
 		}
 		payload = rest
 	}
-	p := st.plans[w.num]
-	r := &Result{EventID: ev.ID, Subject: c.subject, From: w.num, To: st.target.num, chain: c, target: st.target}
+	p := w.plan
+	*r = Result{EventID: ev.ID, Subject: c.subject, From: w.num, To: st.target.num, chain: c, target: st.target}
 	if p.decodeAs == p.to && len(p.steps) == 0 && p.resolved == nil {
 		// Fast path: already at the target, no decode.
 		r.payload, r.fast = payload, true
-		return r, nil
+		return nil
 	}
 	v, err := p.decode(payload)
 	if err != nil {
-		return nil, c.fail(ev, st.target, ErrDecode, err)
+		return c.fail(ev, st.target, ErrDecode, err)
 	}
 	return c.run(ev, st, p, v, r)
 }
@@ -583,26 +584,29 @@ func (c *Chain) UpcastValue(ctx context.Context, from int, id string, v map[stri
 	if w == nil {
 		var err error
 		if st, w, err = c.refresh(ctx, st, from, 0); err != nil {
-			return nil, c.fail(ev, nil, ErrUnknownVersion, err)
+			return nil, c.fail(&ev, nil, ErrUnknownVersion, err)
 		}
 	}
 	p := st.plans[w.num]
 	r := &Result{EventID: id, Subject: c.subject, From: w.num, To: st.target.num, chain: c, target: st.target}
 	if v == nil {
-		return nil, c.fail(ev, st.target, ErrDecode, errors.New("nil value"))
+		return nil, c.fail(&ev, st.target, ErrDecode, errors.New("nil value"))
 	}
 	if p.resolve != nil {
 		out, err := safeRun(p.resolve, v)
 		if err != nil {
-			return nil, c.fail(ev, st.target, ErrDecode, err)
+			return nil, c.fail(&ev, st.target, ErrDecode, err)
 		}
 		v = out
 	}
-	return c.run(ev, st, p, v, r)
+	if err := c.run(&ev, st, p, v, r); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // run applies the plan's steps to a decoded value.
-func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Result) (*Result, error) {
+func (c *Chain) run(ev *Event, st *chainState, p *plan, v map[string]any, r *Result) error {
 	mode := c.u.opts.validation
 	var blame *StepInfo
 	for i := range p.steps {
@@ -618,7 +622,7 @@ func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Resu
 			}
 			e := c.fail(ev, st.target, kind, err)
 			e.Step = &s.info
-			return nil, e
+			return e
 		}
 		if s.info.Kind != StepImplicit {
 			blame = &s.info
@@ -627,7 +631,7 @@ func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Resu
 			if out, err = s.to.codec.conform(out, s.to, false); err != nil {
 				e := c.fail(ev, st.target, ErrInvalidOutput, fmt.Errorf("as v%d: %w", s.to.num, err))
 				e.Step = &s.info
-				return nil, e
+				return e
 			}
 		}
 		v = out
@@ -639,12 +643,12 @@ func (c *Chain) run(ev Event, st *chainState, p *plan, v map[string]any, r *Resu
 		if err != nil {
 			e := c.fail(ev, st.target, ErrInvalidOutput, fmt.Errorf("as v%d: %w", st.target.num, err))
 			e.Step = blame
-			return nil, e
+			return e
 		}
 		v = out
 	}
 	r.value = v
-	return r, nil
+	return nil
 }
 
 // safeRun calls a step, turning a panic into an error: one odd event
@@ -658,7 +662,7 @@ func safeRun(f func(map[string]any) (map[string]any, error), v map[string]any) (
 	return f(v)
 }
 
-func (c *Chain) fail(ev Event, target *version, kind, err error) *Error {
+func (c *Chain) fail(ev *Event, target *version, kind, err error) *Error {
 	e := &Error{Kind: kind, EventID: ev.ID, Subject: c.subject, Version: ev.Version, SchemaID: ev.SchemaID, Err: err}
 	if target != nil {
 		e.Target = target.num

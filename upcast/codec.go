@@ -27,6 +27,9 @@ type version struct {
 	// state is the codec's prepared form of the schema (a hamba schema,
 	// a JSON Schema validator and defaults, a protobuf message).
 	state any
+	// plan is the version's plan to the target in the chain state that
+	// built it (the same as chainState.plans[num]).
+	plan *plan
 }
 
 func (v *version) String() string { return fmt.Sprintf("%s v%d", v.subject, v.num) }

@@ -59,17 +59,21 @@ type avroRecordDecoder struct {
 // readers reuses hamba Readers (and their byte slabs) across decodes.
 var readers = sync.Pool{New: func() any { return hamba.NewReader(nil, 0) }}
 
+// decodeStates reuses decode states: the decoders are called through
+// function values, so a state on the stack would escape anyway.
+var decodeStates = sync.Pool{New: func() any { return &avroDecodeState{r: hamba.NewReader(nil, 0)} }}
+
 // decode decodes payload; a payload that ends early or holds a bad
 // length, union index or enum index is an error.
 func (rd *avroRecordDecoder) decode(payload []byte) (map[string]any, error) {
-	r := readers.Get().(*hamba.Reader)
-	r.Reset(payload)
-	r.Error = nil
-	d := avroDecodeState{r: r, size: len(payload)}
-	m := rd.record(&d)
-	err := r.Error
-	r.Reset(nil)
-	readers.Put(r)
+	d := decodeStates.Get().(*avroDecodeState)
+	d.r.Reset(payload)
+	d.r.Error = nil
+	d.size = len(payload)
+	m := rd.record(d)
+	err := d.r.Error
+	d.r.Reset(nil)
+	decodeStates.Put(d)
 	if err != nil {
 		return nil, decodeError(err)
 	}

@@ -406,3 +406,30 @@ func TestNewChainPicksUpNewVersions(t *testing.T) {
 		t.Errorf("target after refresh = %d, want the new latest 3", c.Target())
 	}
 }
+
+// TestUpcastIntoReusesResult upcasts several events into one Result: each
+// call overwrites it whole, the values handed out stay the caller's, and
+// a failure leaves it zeroed.
+func TestUpcastIntoReusesResult(t *testing.T) {
+	t.Parallel()
+	u := orderUpcaster(t)
+	var r upcast.Result
+	var kept []map[string]any
+	for i, cents := range []int64{1234, 50} {
+		ev := upcast.Event{ID: fmt.Sprint("e", i), Version: 1, Payload: encodeAvro(t, orderV1, map[string]any{"id": fmt.Sprint("o-", i), "customer": "Ada", "totalCents": cents})}
+		must(t, u.UpcastInto(t.Context(), ev, &r))
+		v, err := r.Value()
+		must(t, err)
+		if r.EventID != ev.ID || r.From != 1 || r.To != 3 || len(r.Steps) != 2 {
+			t.Errorf("event %d: Result %+v", i, r)
+		}
+		kept = append(kept, v)
+	}
+	if !upcast.Equal(kept[0]["amount"], rat("12.34")) || !upcast.Equal(kept[1]["amount"], rat("0.5")) || kept[0]["orderId"] != "o-0" {
+		t.Errorf("values kept across calls changed: %v", kept)
+	}
+	err := u.UpcastInto(t.Context(), upcast.Event{ID: "bad", Version: 1, Payload: []byte{0x02}}, &r)
+	if !errors.Is(err, upcast.ErrDecode) || r.EventID != "" || r.From != 0 || r.Steps != nil {
+		t.Errorf("after a failure: err = %v, Result %+v; want ErrDecode and a zero Result", err, r)
+	}
+}

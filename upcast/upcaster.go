@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charter-dev/charter/compat"
@@ -127,6 +130,10 @@ type Upcaster struct {
 	opts   options
 	chains flight[string, *Chain]
 	ids    flight[int64, []client.SubjectVersion]
+	// built holds the chains built so far, copied on write, so that the
+	// per-event lookup takes no lock.
+	built   atomic.Pointer[map[string]*Chain]
+	builtMu sync.Mutex
 }
 
 // New returns an Upcaster. It does no I/O; Build or the first Upcast reads
@@ -177,19 +184,52 @@ func (u *Upcaster) Build(ctx context.Context, subjects ...string) error {
 // however many goroutines ask). A failed build is retried by the next
 // call.
 func (u *Upcaster) Chain(ctx context.Context, subject string) (*Chain, error) {
-	return u.chains.get(ctx, subject, func() (*Chain, error) {
+	if m := u.built.Load(); m != nil {
+		if c := (*m)[subject]; c != nil {
+			return c, nil
+		}
+	}
+	c, err := u.chains.get(ctx, subject, func() (*Chain, error) {
 		return newChain(ctx, u, subject)
 	})
+	if err != nil {
+		return nil, err
+	}
+	u.builtMu.Lock()
+	defer u.builtMu.Unlock()
+	old := u.built.Load()
+	if old == nil || (*old)[subject] == nil {
+		m := make(map[string]*Chain, 1)
+		if old != nil {
+			maps.Copy(m, *old)
+		}
+		m[subject] = c
+		u.built.Store(&m)
+	}
+	return c, nil
 }
 
 // Upcast reads ev as its subject's target version. The error is always
 // an *Error (errors.Is with ErrUnknownVersion, ErrMissingStep, ErrDecode,
 // ErrStep or ErrInvalidOutput); ev is left as it was, for re-drive.
 func (u *Upcaster) Upcast(ctx context.Context, ev Event) (*Result, error) {
+	r := new(Result)
+	if err := u.UpcastInto(ctx, ev, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// UpcastInto is Upcast writing the result into r (overwritten whole),
+// for loops that keep one Result per goroutine rather than allocate one
+// per event: the Result is then reused, while the map Value returns is
+// still the caller's to keep. On error r is left zeroed.
+func (u *Upcaster) UpcastInto(ctx context.Context, ev Event, r *Result) error {
 	if u.opts.envelope != nil {
 		opened := ev // only this copy escapes, and only with an envelope
 		if err := u.opts.envelope.Open(&opened); err != nil {
-			return nil, &Error{Kind: ErrDecode, EventID: ev.ID, Subject: ev.Subject, Err: err}
+			*r = Result{}
+			return &Error{Kind: ErrDecode, EventID: ev.ID, Subject: ev.Subject, Err: err}
 		}
 		ev = opened
 	}
@@ -200,7 +240,8 @@ func (u *Upcaster) Upcast(ctx context.Context, ev Event) (*Result, error) {
 	if ev.Version == 0 && ev.SchemaID == 0 {
 		id, rest, err := ParseWire(ev.Payload)
 		if err != nil {
-			return nil, &Error{Kind: ErrUnknownVersion, EventID: ev.ID, Subject: ev.Subject,
+			*r = Result{}
+			return &Error{Kind: ErrUnknownVersion, EventID: ev.ID, Subject: ev.Subject,
 				Err: fmt.Errorf("the event names no version or schema ID, and %w", err)}
 		}
 		ev.SchemaID, payload, framed = id, rest, true
@@ -209,7 +250,8 @@ func (u *Upcaster) Upcast(ctx context.Context, ev Event) (*Result, error) {
 	if subject == "" {
 		s, err := u.subjectOfID(ctx, ev.SchemaID)
 		if err != nil {
-			return nil, &Error{Kind: ErrUnknownVersion, EventID: ev.ID, SchemaID: ev.SchemaID, Err: err}
+			*r = Result{}
+			return &Error{Kind: ErrUnknownVersion, EventID: ev.ID, SchemaID: ev.SchemaID, Err: err}
 		}
 		subject = s
 	}
@@ -220,9 +262,14 @@ func (u *Upcaster) Upcast(ctx context.Context, ev Event) (*Result, error) {
 		if errors.Is(err, ErrMissingStep) {
 			kind = ErrMissingStep
 		}
-		return nil, &Error{Kind: kind, EventID: ev.ID, Subject: subject, Version: ev.Version, SchemaID: ev.SchemaID, Err: err}
+		*r = Result{}
+		return &Error{Kind: kind, EventID: ev.ID, Subject: subject, Version: ev.Version, SchemaID: ev.SchemaID, Err: err}
 	}
-	return c.upcast(ctx, ev, payload, framed)
+	if err := c.upcast(ctx, &ev, payload, framed, r); err != nil {
+		*r = Result{}
+		return err
+	}
+	return nil
 }
 
 // UpcastValue upcasts an already decoded value of version from of

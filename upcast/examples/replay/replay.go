@@ -98,27 +98,36 @@ func CentsToAmount(v map[string]any) (map[string]any, error) {
 	return v, nil
 }
 
-// Euros returns cents/100 as a decimal with integer math: the fraction
-// is reduced by the greatest common divisor of the cents' remainder and
-// 100 before it is stored, so big.Rat has nothing left to normalise
-// (SetFrac64 would run a big-integer GCD on every event).
+// Euros returns cents/100 as a decimal, with integer math: the fraction
+// is reduced by gcd(cents, 100), read from a table by the cents'
+// remainder, before it is stored, so big.Rat has nothing left to
+// normalise (SetFrac64 would run a big-integer GCD on every event).
 func Euros(cents int64) *big.Rat {
 	rem := cents % 100
 	if rem < 0 {
 		rem = -rem
 	}
-	g := int64(100)
-	for rem != 0 { // Euclid: g = gcd(100, rem)
-		g, rem = rem, g%rem
-	}
+	g := gcd100[rem]
 	r := new(big.Rat).SetInt64(cents / g)
 	if d := 100 / g; d != 1 {
 		// Once r is set, Denom is a reference to its denominator (math/big
-		// documents this); num/d is already in lowest terms.
+		// documents this); (cents/g)/d is already in lowest terms.
 		r.Denom().SetInt64(d)
 	}
 	return r
 }
+
+// gcd100[r] is gcd(100, r): gcd(cents, 100) = gcd(100, cents mod 100).
+var gcd100 = func() (t [100]int64) {
+	for r := range t {
+		g, x := int64(100), int64(r)
+		for x != 0 {
+			g, x = x, g%x
+		}
+		t[r] = g
+	}
+	return t
+}()
 
 // AmountToCents is the v3→v2 downcaster for consumers still on v2.
 func AmountToCents(v map[string]any) (map[string]any, error) {
