@@ -562,7 +562,7 @@ func (c *Chain) upcast(ctx context.Context, ev *Event, payload []byte, framed bo
 		payload = rest
 	}
 	p := w.plan
-	*r = Result{EventID: ev.ID, Subject: c.subject, From: w.num, To: st.target.num, chain: c, target: st.target}
+	*r = Result{EventID: ev.ID, Key: ev.Key, Subject: c.subject, From: w.num, To: st.target.num, chain: c, target: st.target}
 	if p.decodeAs == p.to && len(p.steps) == 0 && p.resolved == nil {
 		// Fast path: already at the target, no decode.
 		r.payload, r.fast = payload, true

@@ -9,7 +9,9 @@ import (
 // fast path (no decode at all), and decodes only if Value is called. A
 // Result is for one goroutine at a time.
 type Result struct {
+	// EventID and Key are the event's ID and Key.
 	EventID string
+	Key     string
 	Subject string
 	// From is the writer version, To the target version.
 	From, To int

@@ -1,11 +1,12 @@
-// Package upcast is the `charter upcast` command group; `charter upcast
+// Package upcast is the `charter upcast` command group. `charter upcast
 // verify` is the dry run of an upcast before anyone replays production:
 // it reads sample events of every version from a JSON Lines file, upcasts
 // them to the subject's target version with the chain the registry
 // defines (schema resolution and migration rules), validates each output
 // against the target schema, compares it with expected outputs, and
-// reports per version. The work is upcast.Verify; this package parses
-// flags and renders.
+// reports per version. `charter upcast replay` upcasts a whole event log
+// to a new one, with failed events dead-lettered. The work is
+// upcast.Verify and upcast.Replay; this package parses flags and renders.
 package upcast
 
 import (
@@ -41,18 +42,22 @@ type Deps struct {
 	// timeout).
 	HTTPClient *http.Client
 	// Progress forces the progress bar on (true) or off (false); nil
-	// shows it when stderr is a terminal.
+	// shows it when stderr is a terminal. Without the bar, replay prints
+	// plain counts instead.
 	Progress *bool
+	// ProgressEvery sets how often progress is shown (default 100ms for
+	// the bar, 5s for replay's plain counts).
+	ProgressEvery time.Duration
 }
 
 // NewCommand returns the `upcast` command group.
 func NewCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
-		Short: "Dry-run the upcasting of old event versions",
+		Short: "Dry-run and replay the upcasting of old event versions",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newVerify("verify", deps))
+	cmd.AddCommand(newVerify("verify", deps), newReplay("replay", deps))
 	return cmd
 }
 
@@ -145,7 +150,7 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 	stderr := cmd.ErrOrStderr()
 	if showProgress(stderr, deps.Progress, f.noProgress) {
 		bar := &progressBar{w: stderr}
-		vopts = append(vopts, up.VerifyProgress(bar.draw, 100*time.Millisecond))
+		vopts = append(vopts, up.VerifyProgress(bar.draw, every(deps.ProgressEvery, 100*time.Millisecond)))
 	}
 	out := cmd.OutOrStdout()
 	rep, err := up.Verify(cmd.Context(), u, f.subject, samples, expected, vopts...)
@@ -266,7 +271,8 @@ func showProgress(w io.Writer, force *bool, off bool) bool {
 	return ok && isatty.IsTerminal(f.Fd())
 }
 
-// progressBar draws one line, redrawn in place: [#####.....] 512/1000 3 failed.
+// progressBar draws one line, redrawn in place: [#####.....] 512/1000
+// events, 3 failed; without a total, just the counts.
 type progressBar struct {
 	w io.Writer
 }
@@ -274,12 +280,13 @@ type progressBar struct {
 const barWidth = 30
 
 func (b *progressBar) draw(p up.Progress) {
-	filled := 0
 	if p.Total > 0 {
-		filled = int(min(p.Events, p.Total) * barWidth / p.Total)
+		filled := int(min(p.Events, p.Total) * barWidth / p.Total)
+		bar := strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled)
+		fmt.Fprintf(b.w, "\r[%s] %d/%d events, %d failed", bar, p.Events, p.Total, p.Failed)
+	} else {
+		fmt.Fprintf(b.w, "\r%d events, %d failed", p.Events, p.Failed)
 	}
-	bar := strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled)
-	fmt.Fprintf(b.w, "\r[%s] %d/%d events, %d failed", bar, p.Events, p.Total, p.Failed)
 	if p.Done {
 		fmt.Fprintln(b.w)
 	}

@@ -1,0 +1,309 @@
+package upcast
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/registry/client"
+	up "github.com/charter-dev/charter/upcast"
+)
+
+type replayFlags struct {
+	subject, in, out, dead, registry, format string
+	target, concurrency                      int
+	noProgress                               bool
+}
+
+const eventsHelp = `Event log (JSON Lines, one event per line; blank lines and # comments skipped):
+  {"id": "o-1", "key": "c-7", "payload": "AAAAAAE..."}        stored bytes, base64, with the wire-format header
+  {"id": "o-2", "version": 1, "payload": "..."}               stored bytes of version 1, without the header
+id names the event (default "line N"); key keeps events in order (events with the same
+key are upcast and written in log order). --out gets {"id", "key", "subject", "from",
+"payload"} per event, the payload in the wire format of the target schema; --dead gets
+failed events as they were read plus {"error": {"kind", "step", "message"}}, and can be
+given back as --in once the step is fixed.`
+
+func newReplay(name string, deps Deps) *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: "Upcast an event log to the target version of its subject",
+		Long: `Upcast every event of a JSON Lines event log to the latest version of a subject (or
+--target) with the chain the registry defines, and write the upcast events to --out.
+Events are upcast --concurrency at a time, in log order per key. Failed events go to
+--dead with their stored bytes and the reason; without --dead the first failure stops the
+replay. Prints the counts of events, of upcasts per step and of failures per kind; exits
+1 when an event failed or a version has no path to the target.
+
+A progress bar is drawn on stderr when it is a terminal, plain counts every few seconds
+otherwise (--no-progress: neither).
+
+` + eventsHelp + `
+
+Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("registry") {
+				if v := os.Getenv(EnvRegistry); v != "" {
+					f.registry = v
+				}
+			}
+			return runReplay(cmd, f, deps)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.subject, "subject", "", "subject of the events (required)")
+	fl.StringVar(&f.in, "in", "", "event log to read, JSON Lines (required)")
+	fl.StringVar(&f.out, "out", "", "event log to write, JSON Lines (required)")
+	fl.StringVar(&f.dead, "dead", "", "dead-letter file for failed events, JSON Lines")
+	fl.StringVar(&f.registry, "registry", DefaultRegistry, "registry URL (env "+EnvRegistry+")")
+	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
+	fl.IntVar(&f.concurrency, "concurrency", runtime.GOMAXPROCS(0), "events upcast at once")
+	fl.StringVar(&f.format, "format", "text", "summary format: text or json")
+	fl.BoolVar(&f.noProgress, "no-progress", false, "show no progress")
+	return cmd
+}
+
+func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
+	switch {
+	case f.subject == "":
+		return errors.New("--subject is required")
+	case f.in == "":
+		return errors.New("--in is required")
+	case f.out == "":
+		return errors.New("--out is required")
+	case f.format != "text" && f.format != "json":
+		return fmt.Errorf("invalid --format %q: want text or json", f.format)
+	case f.target < 0:
+		return fmt.Errorf("invalid --target %d: want a version ≥ 1", f.target)
+	case f.concurrency < 1:
+		return fmt.Errorf("invalid --concurrency %d: want at least 1", f.concurrency)
+	case f.out == f.in || (f.dead != "" && (f.dead == f.in || f.dead == f.out)):
+		return errors.New("--in, --out and --dead must be different files")
+	}
+	in, err := os.Open(f.in)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", f.in, unwrapPath(err))
+	}
+	defer in.Close()
+	var total int64 // for the progress bar; a pipe is read once, without
+	if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
+		if total, err = up.CountEvents(in); err != nil {
+			return fmt.Errorf("%s: %w", f.in, err)
+		}
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("read %s: %w", f.in, err)
+		}
+	}
+
+	hc := deps.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	c, err := client.New(f.registry, client.WithHTTPClient(hc), client.WithUserAgent("charter-upcast-replay"))
+	if err != nil {
+		return err
+	}
+	opts := []up.Option{up.WithRegistry(c), up.WithSubject(f.subject)}
+	if f.target > 0 {
+		opts = append(opts, up.WithTarget(f.subject, f.target))
+	}
+	u, err := up.New(opts...)
+	if err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	chain, err := u.Chain(cmd.Context(), f.subject)
+	var gap *up.GapError
+	switch {
+	case errors.As(err, &gap):
+		renderGaps(stdout, gap)
+		return deps.violations()
+	case err != nil:
+		return err
+	}
+
+	out, err := create(f.out)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	ow := up.NewEventLogWriter(out)
+	ropts := []up.ReplayOption{up.WithConcurrency(f.concurrency), up.WithTotal(total)}
+	var dw *up.EventLogWriter
+	if f.dead != "" {
+		dead, err := create(f.dead)
+		if err != nil {
+			return err
+		}
+		defer dead.Close()
+		dw = up.NewEventLogWriter(dead)
+		ropts = append(ropts, up.WithDeadLetter(dw.DeadLetter))
+	}
+	if !f.noProgress {
+		stderr := cmd.ErrOrStderr()
+		if showProgress(stderr, deps.Progress, false) {
+			bar := &progressBar{w: stderr}
+			ropts = append(ropts, up.WithProgress(bar.draw, every(deps.ProgressEvery, 100*time.Millisecond)))
+		} else {
+			ropts = append(ropts, up.WithProgress(plainProgress(stderr), every(deps.ProgressEvery, 5*time.Second)))
+		}
+	}
+
+	st, rerr := up.Replay(cmd.Context(), u, up.ReadEvents(in), ow.Sink, ropts...)
+	if err := ow.Flush(); err != nil && rerr == nil {
+		rerr = fmt.Errorf("%s: %w", f.out, err)
+	}
+	if err := out.Close(); err != nil && rerr == nil {
+		rerr = fmt.Errorf("%s: %w", f.out, err)
+	}
+	sum := replaySummary{Subject: f.subject, Target: chain.Target(), Stats: st, Out: f.out, Written: ow.Count()}
+	if dw != nil {
+		if err := dw.Flush(); err != nil && rerr == nil {
+			rerr = fmt.Errorf("%s: %w", f.dead, err)
+		}
+		sum.Dead, sum.DeadLetters = f.dead, dw.Count()
+	}
+	var stopped *up.Error
+	if rerr != nil && !errors.As(rerr, &stopped) {
+		return rerr // a source, sink or dead-letter error: not about an event
+	}
+	if stopped != nil {
+		sum.StoppedAt = &replayStop{ID: stopped.EventID, Kind: stopped.Kind.Error(), Message: stopped.Error()}
+		if stopped.Step != nil {
+			sum.StoppedAt.Step = stopped.Step.String()
+		}
+	}
+	if f.format == "json" {
+		if err := sum.renderJSON(stdout); err != nil {
+			return err
+		}
+	} else {
+		sum.renderText(stdout)
+	}
+	if st.Failed > 0 || stopped != nil {
+		return deps.violations()
+	}
+	return nil
+}
+
+// create creates (or truncates) an output file.
+func create(path string) (*os.File, error) {
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, unwrapPath(err))
+	}
+	return fh, nil
+}
+
+func every(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// plainProgress prints a line of counts per call, the last one too, for
+// a log file or a CI job where a redrawn bar would be noise.
+func plainProgress(w io.Writer) func(up.Progress) {
+	return func(p up.Progress) {
+		total := ""
+		if p.Total > 0 {
+			total = fmt.Sprintf("/%d", p.Total)
+		}
+		fmt.Fprintf(w, "replay: %d%s events, %d failed, %s\n", p.Events, total, p.Failed, p.Elapsed.Round(time.Millisecond))
+	}
+}
+
+// replaySummary is what `charter upcast replay` prints at the end.
+type replaySummary struct {
+	Subject     string
+	Target      int
+	Stats       up.Stats
+	Out         string
+	Written     int64
+	Dead        string
+	DeadLetters int64
+	StoppedAt   *replayStop
+}
+
+type replayStop struct {
+	ID      string `json:"id"`
+	Kind    string `json:"kind"`
+	Step    string `json:"step,omitempty"`
+	Message string `json:"message"`
+}
+
+func (s replaySummary) renderText(w io.Writer) {
+	st := s.Stats
+	// Events handled; after a stop, events already read but not handled
+	// are left out (how many depends on timing).
+	handled := st.Upcast + st.FastPath + st.Failed
+	fmt.Fprintf(w, "replay %s → v%d: %s, %d upcast, %d already at v%d, %d failed\n",
+		s.Subject, s.Target, plural(int(handled), "event"), st.Upcast, st.FastPath, s.Target, st.Failed)
+	if len(st.Steps) > 0 {
+		fmt.Fprintln(w, "steps:")
+		for _, k := range sortedCounts(st.Steps) {
+			fmt.Fprintf(w, "  %-40s %d\n", k, st.Steps[k])
+		}
+	}
+	if len(st.Failures) > 0 {
+		fmt.Fprintln(w, "failures:")
+		for _, k := range sortedCounts(st.Failures) {
+			fmt.Fprintf(w, "  %-40s %d\n", k, st.Failures[k])
+		}
+	}
+	fmt.Fprintf(w, "wrote %s to %s", plural(int(s.Written), "event"), s.Out)
+	if s.Dead != "" {
+		fmt.Fprintf(w, ", %s to %s", plural(int(s.DeadLetters), "dead letter"), s.Dead)
+	}
+	fmt.Fprintln(w)
+	if s.StoppedAt != nil {
+		fmt.Fprintf(w, "FAIL stopped at event %s (no --dead): %s\n", s.StoppedAt.ID, s.StoppedAt.Message)
+	}
+}
+
+func (s replaySummary) renderJSON(w io.Writer) error {
+	st := s.Stats
+	doc := struct {
+		Subject     string           `json:"subject"`
+		Target      int              `json:"target"`
+		Events      int64            `json:"events"`
+		Upcast      int64            `json:"upcast"`
+		FastPath    int64            `json:"fastPath"`
+		Failed      int64            `json:"failed"`
+		Steps       map[string]int64 `json:"steps"`
+		Failures    map[string]int64 `json:"failures"`
+		Out         string           `json:"out"`
+		Written     int64            `json:"written"`
+		Dead        string           `json:"dead,omitempty"`
+		DeadLetters int64            `json:"deadLetters"`
+		StoppedAt   *replayStop      `json:"stoppedAt,omitempty"`
+		ElapsedMS   int64            `json:"elapsedMs"`
+	}{s.Subject, s.Target, st.Events, st.Upcast, st.FastPath, st.Failed, st.Steps, st.Failures,
+		s.Out, s.Written, s.Dead, s.DeadLetters, s.StoppedAt, st.Elapsed.Milliseconds()}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// sortedCounts returns the keys of a count map in order ("v1→v2 …"
+// before "v2→v3 …").
+func sortedCounts(m map[string]int64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, strings.Compare)
+	return keys
+}
