@@ -128,7 +128,10 @@ func TestConformanceConfluent(t *testing.T) {
 			ok := t.Run(name, func(t *testing.T) {
 				original := mustParse(t, string(c.Original))
 				update := mustParse(t, string(c.Update))
-				changes := jsonschema.Diff(jsonschema.Strict, original, update)
+				changes, err := jsonschema.Diff(jsonschema.Strict, original, update)
+				if err != nil {
+					t.Fatal(err)
+				}
 				var got, gotIncompatible []string
 				compatible := true
 				for _, ch := range changes {

@@ -19,18 +19,6 @@ type change struct {
 
 func (c change) pointer() string { return "#/" + c.path }
 
-func rebase(prefix string, cs []change) []change {
-	if prefix == "" {
-		return cs
-	}
-	out := make([]change, len(cs))
-	for i, c := range cs {
-		c.path = join(prefix, c.path)
-		out[i] = c
-	}
-	return out
-}
-
 func join(a, b string) string {
 	switch {
 	case a == "":
@@ -41,41 +29,86 @@ func join(a, b string) string {
 	return a + "/" + b
 }
 
-type pair struct{ o, u *node }
-
-// differ compares two part graphs the way Confluent's SchemaDiff does:
-// every pair of parts is compared once (memo); a pair met again while it is
-// being compared is a recursive cycle, assumed compatible unless an earlier
-// pass found it incompatible; passes repeat until that assumption no longer
-// changes the result (Confluent's fixpoint over its "incompatible seed").
-type differ struct {
-	compatible map[string]bool
-	memo       map[pair][]change
-	inProgress map[pair]bool
-	seed       map[pair][]change
-	optimistic bool
+// pair is a memo key: two parts and whether only the verdict is wanted.
+type pair struct {
+	o, u    *node
+	verdict bool
 }
 
-// diff lists the differences from original to update.
-func diff(compatible map[string]bool, original, update *node) []change {
-	var seed map[pair][]change
+// differ compares two part graphs the way Confluent's SchemaDiff does, with
+// each pair of parts compared once: the pairs that involve the target of a
+// reference (the only parts a comparison can reach by several paths) are
+// memoised, and their result is shared by every path that reaches them. A
+// memoised pair met again while it is being compared is a recursive cycle,
+// assumed compatible unless an earlier pass found it incompatible; passes
+// repeat until that assumption no longer changes the result (Confluent's
+// fixpoint over its "incompatible seed"). Every comparison and every probe
+// of a combination's matching spends one unit of a work budget; when it is
+// spent the differ stops and the caller reports the schemas as too complex.
+type differ struct {
+	compatible map[string]bool
+	memo       map[pair]*result
+	inProgress map[pair]bool
+	seed       map[pair]*result
+	optimistic bool
+	work       *workBudget
+	// listAll keeps compatible changes (Diff lists them; CheckRead
+	// reports only incompatible ones and drops them).
+	listAll bool
+	// verdict is set while a pair is compared only for its verdict (a
+	// matching probe, an anyOf alternative tried, a "not"): the
+	// comparison stops at the first incompatible change. A compatible
+	// result is complete either way.
+	verdict bool
+}
+
+// workBudget counts comparisons across the passes of one diff.
+type workBudget struct {
+	spent, limit int
+	over         bool
+}
+
+// tick spends one unit and reports whether the budget still holds.
+func (w *workBudget) tick() bool {
+	if w.over {
+		return false
+	}
+	w.spent++
+	if w.spent > w.limit {
+		w.over = true
+	}
+	return !w.over
+}
+
+// diff compares original with update under a budget of limit comparisons.
+// It returns the root result and the comparisons spent, or an error
+// wrapping ErrTooComplex when the budget ran out.
+//
+// With listAll the result keeps compatible changes too; without, only the
+// incompatible ones (the verdict is the same).
+func diff(compatible map[string]bool, original, update *node, limit int, listAll bool) (*result, int, error) {
+	w := &workBudget{limit: limit}
+	var seed map[pair]*result
 	for pass := 0; ; pass++ {
-		d := &differ{compatible: compatible, memo: map[pair][]change{}, inProgress: map[pair]bool{}, seed: seed}
+		d := &differ{compatible: compatible, memo: map[pair]*result{}, inProgress: map[pair]bool{}, seed: seed, work: w, listAll: listAll}
 		out := d.compare(original, update)
-		next := map[pair][]change{}
+		if w.over {
+			return nil, w.spent, &tooComplexError{limit: limit}
+		}
+		next := map[pair]*result{}
 		for k, v := range d.memo {
-			if !d.ok(v) {
+			if v.isBad() {
 				next[k] = v
 			}
 		}
 		if !d.optimistic || sameKeys(next, seed) || pass > 64 {
-			return out
+			return out, w.spent, nil
 		}
 		seed = next
 	}
 }
 
-func sameKeys(a, b map[pair][]change) bool {
+func sameKeys(a, b map[pair]*result) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -87,75 +120,134 @@ func sameKeys(a, b map[pair][]change) bool {
 	return true
 }
 
-// ok reports whether every change is compatible under the policy.
-func (d *differ) ok(cs []change) bool {
-	for _, c := range cs {
-		if !d.compatible[c.typ] {
-			return false
-		}
-	}
-	return true
+// ok reports whether every change in r is compatible under the policy.
+func (d *differ) ok(r *result) bool { return !r.isBad() }
+
+// done reports whether a comparison for its verdict can stop: r already
+// holds an incompatible change.
+func (d *differ) done(r *result) bool { return d.verdict && r.bad }
+
+// probe compares a pair for its verdict only; the result is complete when
+// it is compatible.
+func (d *differ) probe(o, u *node) *result {
+	saved := d.verdict
+	d.verdict = true
+	r := d.compare(o, u)
+	d.verdict = saved
+	return r
 }
 
-// compare returns the differences between two parts, relative to them.
-func (d *differ) compare(o, u *node) []change {
+// add records a difference found at r's pair.
+func (d *differ) add(r *result, c change) {
+	switch {
+	case !d.compatible[c.typ]:
+		r.bad = true
+	case !d.listAll:
+		return
+	}
+	r.entries = append(r.entries, entry{c: c})
+}
+
+// wants reports whether a change of type typ would be kept, so that the
+// text describing it is worth building.
+func (d *differ) wants(typ string) bool { return d.listAll || !d.compatible[typ] }
+
+// addAll records differences found at r's pair.
+func (d *differ) addAll(r *result, cs []change) {
+	for _, c := range cs {
+		d.add(r, c)
+	}
+}
+
+// nest records the result of a sub-pair at path (relative to r's pair).
+func (d *differ) nest(r *result, path string, sub *result) {
+	if sub == nil || len(sub.entries) == 0 {
+		return
+	}
+	r.entries = append(r.entries, entry{path: path, sub: sub})
+	if sub.bad {
+		r.bad = true
+	}
+}
+
+// single returns a result holding one difference.
+func (d *differ) single(o, u *node, c change) *result {
+	r := &result{o: o, u: u}
+	d.add(r, c)
+	return r
+}
+
+// compare returns the differences between two parts, relative to them;
+// nil when there are none.
+func (d *differ) compare(o, u *node) *result {
 	switch {
 	case o == nil && u == nil:
 		return nil
 	case o == nil:
-		return []change{{typ: "SCHEMA_ADDED", to: describe(u)}}
+		return d.single(o, u, change{typ: "SCHEMA_ADDED", to: describe(u)})
 	case u == nil:
-		return []change{{typ: "SCHEMA_REMOVED", from: describe(o)}}
+		return d.single(o, u, change{typ: "SCHEMA_REMOVED", from: describe(o)})
+	}
+	if !d.work.tick() {
+		return nil
 	}
 	o, u = deref(o), deref(u)
-	key := pair{o, u}
-	if cs, ok := d.memo[key]; ok {
-		return cs
+	if !o.shared && !u.shared {
+		// Neither part is a reference target: this pair is reached by
+		// one path only and cannot be part of a cycle.
+		return d.compareTypes(o, u)
+	}
+	key := pair{o, u, d.verdict}
+	if r, ok := d.memo[key]; ok {
+		return r
 	}
 	if d.inProgress[key] {
-		if cs, ok := d.seed[key]; ok {
-			return cs
+		if r, ok := d.seed[key]; ok {
+			return r
 		}
 		d.optimistic = true
 		return nil
 	}
 	d.inProgress[key] = true
-	cs := d.compareTypes(o, u)
+	r := d.compareTypes(o, u)
 	delete(d.inProgress, key)
-	d.memo[key] = cs
-	return cs
+	d.memo[key] = r
+	return r
 }
 
-func (d *differ) compareTypes(o, u *node) []change {
-	var out []change
+func (d *differ) compareTypes(o, u *node) *result {
+	// The result is built on the stack and copied to the heap only when
+	// it holds differences.
+	res := result{o: o, u: u}
+	r := &res
 	add := func(typ, path, from, to string) {
-		out = append(out, change{typ: typ, path: path, from: from, to: to})
+		d.add(r, change{typ: typ, path: path, from: from, to: to})
 	}
 	if o.kind != kCombined && u.kind == kCombined {
 		if len(u.subs) == 1 {
-			if sub := d.compare(o, u.subs[0]); d.ok(sub) {
+			if sub := d.probe(o, u.subs[0]); d.ok(sub) {
 				return sub
 			}
 		} else if u.crit == critAny || u.crit == critOne {
 			for _, s := range u.subs {
-				if sub := d.compare(o, s); d.ok(sub) {
-					out = append(out, sub...)
+				if sub := d.probe(o, s); d.ok(sub) {
+					d.nest(r, "", sub)
 					add("SUM_TYPE_EXTENDED", "", describe(o), describe(u))
-					return out
+					return r.heap()
 				}
 			}
 		}
 	} else if o.kind == kCombined && u.kind != kCombined {
 		if len(o.subs) == 1 {
-			if sub := d.compare(o.subs[0], u); d.ok(sub) {
+			if sub := d.probe(o.subs[0], u); d.ok(sub) {
 				return sub
 			}
 		} else if o.crit == critAll {
 			for _, s := range o.subs {
-				if sub := d.compare(s, u); d.ok(sub) {
-					out = append(out, sub...)
+				if sub := d.probe(s, u); d.ok(sub) {
+					d.nest(r, "", sub)
 					add("PRODUCT_TYPE_NARROWED", "", describe(o), describe(u))
-					return out
+					return r.heap()
 				}
 			}
 		}
@@ -169,7 +261,8 @@ func (d *differ) compareTypes(o, u *node) []change {
 		if u.kind == kConst {
 			kw = "const"
 		}
-		return rebaseEnum(kw, compareEnum(asEnum(o), asEnum(u)))
+		d.addAll(r, rebaseEnum(kw, compareEnum(asEnum(o), asEnum(u))))
+		return r.heap()
 	}
 	if o.kind != u.kind {
 		if o.kind == kFalse || u.kind == kEmpty {
@@ -181,49 +274,49 @@ func (d *differ) compareTypes(o, u *node) []change {
 			return nil
 		}
 		add("TYPE_CHANGED", "", describe(o), describe(u))
-		return out
+		return r.heap()
 	}
 
-	if !sameString(o.id, u.id) {
+	if !sameString(o.id, u.id) && d.wants("ID_CHANGED") {
 		add("ID_CHANGED", "", deref0(o.id), deref0(u.id))
 	}
-	if !sameString(o.title, u.title) {
+	if !sameString(o.title, u.title) && d.wants("TITLE_CHANGED") {
 		add("TITLE_CHANGED", "", deref0(o.title), deref0(u.title))
 	}
-	if !sameString(o.description, u.description) {
+	if !sameString(o.description, u.description) && d.wants("DESCRIPTION_CHANGED") {
 		add("DESCRIPTION_CHANGED", "", deref0(o.description), deref0(u.description))
 	}
-	if (o.def == nil) != (u.def == nil) || (o.def != nil && !jsonEqual(o.def, u.def)) {
+	if ((o.def == nil) != (u.def == nil) || (o.def != nil && !jsonEqual(o.def, u.def))) && d.wants("DEFAULT_CHANGED") {
 		add("DEFAULT_CHANGED", "", valueText(o.def), valueText(u.def))
 	}
 
 	switch o.kind {
 	case kString:
-		out = append(out, compareString(o, u)...)
+		d.addAll(r, compareString(o, u))
 	case kNumber:
-		out = append(out, compareNumber(o, u)...)
+		d.addAll(r, compareNumber(o, u))
 	case kConst:
 		if !jsonEqual(o.constVal, u.constVal) {
 			add("ENUM_ARRAY_CHANGED", "const", compact(o.constVal), compact(u.constVal))
 		}
 	case kEnum:
-		out = append(out, compareEnum(o, u)...)
+		d.addAll(r, compareEnum(o, u))
 	case kCombined:
-		out = append(out, d.compareCombined(o, u)...)
+		d.compareCombined(r, o, u)
 	case kNot:
 		// A reader's "not" accepts more when its subschema accepts less:
 		// compare the subschemas the other way round.
-		if sub := d.compare(u.not, o.not); d.ok(sub) {
+		if sub := d.probe(u.not, o.not); d.ok(sub) {
 			add("NOT_TYPE_NARROWED", "not", describe(o.not), describe(u.not))
 		} else {
 			add("NOT_TYPE_EXTENDED", "not", describe(o.not), describe(u.not))
 		}
 	case kObject:
-		out = append(out, d.compareObject(o, u)...)
+		d.compareObject(r, o, u)
 	case kArray:
-		out = append(out, d.compareArray(o, u)...)
+		d.compareArray(r, o, u)
 	}
-	return out
+	return r.heap()
 }
 
 func sameString(a, b *string) bool {
@@ -478,56 +571,65 @@ func valuesText(vs []*jval) string {
 
 // compareCombined compares two allOf/anyOf/oneOf parts: the criterion, the
 // number of distinct subschemas, and a maximum matching of original to
-// update subschemas over the compatible pairs.
-func (d *differ) compareCombined(o, u *node) []change {
-	var out []change
+// update subschemas over the compatible pairs. Pairs are compared lazily,
+// as the matching asks for them, each at most once.
+func (d *differ) compareCombined(r *result, o, u *node) {
 	crit := compareCriteria(o, u)
 	if crit != "" {
-		out = append(out, change{typ: crit, from: o.crit, to: u.crit})
+		d.add(r, change{typ: crit, from: o.crit, to: u.crit})
 		if crit == "COMBINED_TYPE_CHANGED" {
-			return out
+			return
 		}
 	}
-	os, us := distinct(o), distinct(u)
+	os, oids := distinct(o)
+	us, uids := distinct(u)
 	switch {
 	case len(os) < len(us):
 		if u.crit == critAll {
-			out = append(out, change{typ: "PRODUCT_TYPE_EXTENDED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
+			d.add(r, change{typ: "PRODUCT_TYPE_EXTENDED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
 		} else {
-			out = append(out, change{typ: "SUM_TYPE_EXTENDED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
+			d.add(r, change{typ: "SUM_TYPE_EXTENDED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
 		}
 	case len(os) > len(us):
 		if o.crit == critAny || o.crit == critOne {
-			out = append(out, change{typ: "SUM_TYPE_NARROWED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
+			d.add(r, change{typ: "SUM_TYPE_NARROWED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
 		} else {
-			out = append(out, change{typ: "PRODUCT_TYPE_NARROWED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
+			d.add(r, change{typ: "PRODUCT_TYPE_NARROWED", from: fmt.Sprint(len(os)), to: fmt.Sprint(len(us))})
 		}
 	}
-	// edges[i][j] holds the differences of a compatible (os[i], us[j]).
-	edges := make([]map[int][]change, len(os))
-	for i, a := range os {
-		prefix := fmt.Sprintf("%s/%d", o.crit, i)
-		for j, b := range us {
-			if sub := d.compare(a, b); d.ok(sub) {
-				if edges[i] == nil {
-					edges[i] = map[int][]change{}
-				}
-				edges[i][j] = rebase(prefix, sub)
-			}
-		}
+	if d.done(r) {
+		return
 	}
-	match := maxMatching(len(os), len(us), edges)
+	edges := newEdgeCache(len(os), len(us))
+	probe := func(i, j int) bool {
+		if !d.work.tick() {
+			return false
+		}
+		if ok, known := edges.get(i, j); known {
+			return ok
+		}
+		sub := d.probe(os[i], us[j])
+		ok := d.ok(sub) && !d.work.over
+		edges.set(i, j, ok, sub)
+		return ok
+	}
+	// Rows that stay unmatched stay so (Kuhn); once more than the
+	// surplus of rows are, the verdict is known.
+	giveUp := len(os) - min(len(os), len(us))
+	if !d.verdict {
+		giveUp = len(os)
+	}
+	match := maxMatching(newPreference(os, oids, us, uids), probe, giveUp)
 	matched := 0
 	for i, j := range match {
 		if j >= 0 {
 			matched++
-			out = append(out, edges[i][j]...)
+			d.nest(r, fmt.Sprintf("%s/%d", o.crit, i), edges.ok[i*edges.nr+j])
 		}
 	}
 	if matched < min(len(os), len(us)) {
-		out = append(out, change{typ: "COMBINED_TYPE_SUBSCHEMAS_CHANGED", from: describe(o), to: describe(u)})
+		d.add(r, change{typ: "COMBINED_TYPE_SUBSCHEMAS_CHANGED", from: describe(o), to: describe(u)})
 	}
-	return out
 }
 
 // compareCriteria names the change of combination criterion: none, a
@@ -548,52 +650,201 @@ func compareCriteria(o, u *node) string {
 }
 
 // distinct returns a combination's subschemas without those equal to an
-// earlier one.
-func distinct(n *node) []*node {
+// earlier one, and their identities.
+func distinct(n *node) ([]*node, []string) {
 	out := make([]*node, 0, len(n.subs))
+	ids := make([]string, 0, len(n.subs))
+	seen := make(map[string]bool, len(n.subs))
 	for i, s := range n.subs {
-		if !slices.Contains(n.subIDs[:i], n.subIDs[i]) {
+		if !seen[n.subIDs[i]] {
+			seen[n.subIDs[i]] = true
 			out = append(out, s)
+			ids = append(ids, n.subIDs[i])
 		}
 	}
-	return out
+	return out, ids
+}
+
+// edgeCache remembers which pairs of two combinations' subschemas were
+// compared and whether they are compatible: a dense table of states when
+// it is small, a map otherwise (bounded by the work budget, since every
+// entry is a comparison); ok holds the results of compatible pairs that
+// have differences.
+type edgeCache struct {
+	nr     int
+	dense  []uint8 // 0 unknown, 1 compatible, 2 not
+	sparse map[int]uint8
+	ok     map[int]*result
+}
+
+// denseEdges is the largest table of pair states kept as a slice (one
+// byte per pair).
+const denseEdges = 1 << 22
+
+func newEdgeCache(nl, nr int) *edgeCache {
+	c := &edgeCache{nr: nr, ok: map[int]*result{}}
+	if nl*nr <= denseEdges {
+		c.dense = make([]uint8, nl*nr)
+	} else {
+		c.sparse = map[int]uint8{}
+	}
+	return c
+}
+
+func (c *edgeCache) get(i, j int) (ok, known bool) {
+	var st uint8
+	if c.dense != nil {
+		st = c.dense[i*c.nr+j]
+	} else {
+		st = c.sparse[i*c.nr+j]
+	}
+	return st == 1, st != 0
+}
+
+func (c *edgeCache) set(i, j int, ok bool, r *result) {
+	st := uint8(2)
+	if ok {
+		st = 1
+		if r != nil {
+			c.ok[i*c.nr+j] = r
+		}
+	}
+	if c.dense != nil {
+		c.dense[i*c.nr+j] = st
+	} else {
+		c.sparse[i*c.nr+j] = st
+	}
+}
+
+// preference is the order in which each original subschema tries the
+// update's: first the one with the same text, then those of the same
+// shape (kind, and property names for objects), then the others in
+// order. Unchanged or lightly changed alternatives thus find their
+// partner at once however they are reordered; only which of several
+// maximum matchings is found depends on it, not its size.
+type preference struct {
+	nl, nr     int
+	same       []int         // same[i]: the right vertex with i's text, or -1
+	rowShape   []int         // shape id of each left vertex
+	colShape   []int         // shape id of each right vertex
+	colByShape map[int][]int // right vertices by shape id, in order
+}
+
+func newPreference(os []*node, oids []string, us []*node, uids []string) *preference {
+	p := &preference{nl: len(os), nr: len(us), same: make([]int, len(os)), rowShape: make([]int, len(os)),
+		colShape: make([]int, len(us)), colByShape: map[int][]int{}}
+	byID := make(map[string]int, len(uids))
+	for j, id := range uids {
+		byID[id] = j
+	}
+	shapes := map[string]int{}
+	shapeID := func(n *node) int {
+		k := shape(n)
+		id, ok := shapes[k]
+		if !ok {
+			id = len(shapes)
+			shapes[k] = id
+		}
+		return id
+	}
+	for j, n := range us {
+		p.colShape[j] = shapeID(n)
+		p.colByShape[p.colShape[j]] = append(p.colByShape[p.colShape[j]], j)
+	}
+	for i, n := range os {
+		p.same[i] = -1
+		if j, ok := byID[oids[i]]; ok {
+			p.same[i] = j
+		}
+		p.rowShape[i] = shapeID(n)
+	}
+	return p
+}
+
+// each calls f with the right vertices in i's order until f returns true.
+func (p *preference) each(i int, f func(j int) bool) bool {
+	same := p.same[i]
+	if same >= 0 && f(same) {
+		return true
+	}
+	for _, j := range p.colByShape[p.rowShape[i]] {
+		if j != same && f(j) {
+			return true
+		}
+	}
+	for j := 0; j < p.nr; j++ {
+		if j != same && p.colShape[j] != p.rowShape[i] && f(j) {
+			return true
+		}
+	}
+	return false
+}
+
+// shape is a cheap summary of a part that a compatible partner usually
+// shares: its kind, and its property names for an object.
+func shape(n *node) string {
+	n = deref(n)
+	switch n.kind {
+	case kObject:
+		names := make([]string, len(n.props))
+		for i, p := range n.props {
+			names[i] = p.name
+		}
+		slices.Sort(names)
+		return "object:" + strings.Join(names, "\x00")
+	case kCombined:
+		return "combined:" + n.crit + ":" + n.key
+	}
+	return kindNames[n.kind]
 }
 
 // maxMatching returns, for each left vertex, its matched right vertex or
-// -1: a maximum bipartite matching (augmenting paths).
-func maxMatching(nl, nr int, edges []map[int][]change) []int {
-	matchL := make([]int, nl)
-	matchR := make([]int, nr)
+// -1: a maximum bipartite matching by augmenting paths (Kuhn), which asks
+// edge(i, j) for an edge only when it needs it. Left vertices are tried in
+// order, right vertices in the preference's order.
+//
+// The search stops once more than giveUp left vertices stay unmatched (a
+// left vertex no augmenting path reaches is never matched later).
+func maxMatching(p *preference, edge func(i, j int) bool, giveUp int) []int {
+	matchL := make([]int, p.nl)
+	matchR := make([]int, p.nr)
 	for i := range matchL {
 		matchL[i] = -1
 	}
 	for j := range matchR {
 		matchR[j] = -1
 	}
-	var try func(i int, seen []bool) bool
-	try = func(i int, seen []bool) bool {
-		for j := 0; j < nr; j++ {
-			if _, ok := edges[i][j]; !ok || seen[j] {
-				continue
+	// seen[j] == stamp marks the right vertices visited by the current
+	// search, so no per-search allocation is needed.
+	seen := make([]int, p.nr)
+	stamp := 0
+	var try func(i int) bool
+	try = func(i int) bool {
+		return p.each(i, func(j int) bool {
+			if seen[j] == stamp || !edge(i, j) {
+				return false
 			}
-			seen[j] = true
-			if matchR[j] < 0 || try(matchR[j], seen) {
+			seen[j] = stamp
+			if matchR[j] < 0 || try(matchR[j]) {
 				matchL[i], matchR[j] = j, i
 				return true
 			}
-		}
-		return false
+			return false
+		})
 	}
-	for i := 0; i < nl; i++ {
-		try(i, make([]bool, nr))
+	unmatched := 0
+	for i := 0; i < p.nl && unmatched <= giveUp; i++ {
+		stamp++
+		if !try(i) {
+			unmatched++
+		}
 	}
 	return matchL
 }
 
-func (d *differ) compareObject(o, u *node) []change {
-	var out []change
+func (d *differ) compareObject(r *result, o, u *node) {
 	add := func(typ, path, from, to string) {
-		out = append(out, change{typ: typ, path: path, from: from, to: to})
+		d.add(r, change{typ: typ, path: path, from: from, to: to})
 	}
 
 	// required, for properties both declare
@@ -615,16 +866,16 @@ func (d *differ) compareObject(o, u *node) []change {
 	}
 
 	// properties: the original's, then those only the update declares
-	names := make([]string, 0, len(o.props)+len(u.props))
-	for _, p := range o.props {
-		names = append(names, p.name)
-	}
-	for _, p := range u.props {
-		if o.prop(p.name) == nil {
-			names = append(names, p.name)
+	for k, no := 0, len(o.props); k < no+len(u.props); k++ {
+		var name string
+		if k < no {
+			name = o.props[k].name
+		} else if name = u.props[k-no].name; o.prop(name) != nil {
+			continue
 		}
-	}
-	for _, name := range names {
+		if d.done(r) {
+			return
+		}
 		path := "properties/" + escapeToken(name)
 		op, up := o.prop(name), u.prop(name)
 		switch {
@@ -635,7 +886,7 @@ func (d *differ) compareObject(o, u *node) []change {
 				add("PROPERTY_REMOVED_FROM_OPEN_CONTENT_MODEL", path, name, name)
 			} else if partial := partialObject(u, name); partial != nil {
 				sub := d.compare(op, partial)
-				out = append(out, rebase(path, sub)...)
+				d.nest(r, path, sub)
 				if d.ok(sub) {
 					add("PROPERTY_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", path, name, name)
 				} else {
@@ -664,7 +915,7 @@ func (d *differ) compareObject(o, u *node) []change {
 			}
 			if partial := partialObject(o, name); partial != nil {
 				sub := d.compare(partial, up)
-				out = append(out, rebase(path, sub)...)
+				d.nest(r, path, sub)
 				if d.ok(sub) {
 					add("PROPERTY_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", path, name, name)
 				} else {
@@ -680,7 +931,7 @@ func (d *differ) compareObject(o, u *node) []change {
 				add("OPTIONAL_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL", path, name, name)
 			}
 		default:
-			out = append(out, rebase(path, d.compare(op, up))...)
+			d.nest(r, path, d.compare(op, up))
 		}
 	}
 
@@ -710,6 +961,9 @@ func (d *differ) compareObject(o, u *node) []change {
 	}
 	// dependencies: schemas
 	for _, name := range unionNames(o.schemaDeps, u.schemaDeps) {
+		if d.done(r) {
+			return
+		}
 		path := "dependencies/" + escapeToken(name)
 		os, us := named(o.schemaDeps, name), named(u.schemaDeps, name)
 		switch {
@@ -718,10 +972,13 @@ func (d *differ) compareObject(o, u *node) []change {
 		case os == nil:
 			add("DEPENDENCY_SCHEMA_ADDED", path, "(none)", describe(us))
 		default:
-			out = append(out, rebase(path, d.compare(os, us))...)
+			d.nest(r, path, d.compare(os, us))
 		}
 	}
 
+	if d.done(r) {
+		return
+	}
 	// additionalProperties
 	switch {
 	case o.addlPermit != u.addlPermit:
@@ -735,19 +992,18 @@ func (d *differ) compareObject(o, u *node) []change {
 	case o.addlSchema != nil && u.addlSchema == nil:
 		add("ADDITIONAL_PROPERTIES_EXTENDED", "additionalProperties", addlText(o), addlText(u))
 	case o.addlSchema != nil:
-		out = append(out, rebase("additionalProperties", d.compare(o.addlSchema, u.addlSchema))...)
+		d.nest(r, "additionalProperties", d.compare(o.addlSchema, u.addlSchema))
 	}
 
 	// unevaluatedProperties
-	out = append(out, d.compareUnevaluated("unevaluatedProperties", o.uneval, u.uneval,
+	d.compareUnevaluated(r, "unevaluatedProperties", o.uneval, u.uneval,
 		"UNEVALUATED_PROPERTIES_ADDED", "UNEVALUATED_PROPERTIES_REMOVED",
-		"UNEVALUATED_PROPERTIES_EXTENDED", "UNEVALUATED_PROPERTIES_NARROWED")...)
+		"UNEVALUATED_PROPERTIES_EXTENDED", "UNEVALUATED_PROPERTIES_NARROWED")
 
-	out = append(out, intChange("maxProperties", o.maxProps, u.maxProps,
-		"MAX_PROPERTIES_ADDED", "MAX_PROPERTIES_REMOVED", "MAX_PROPERTIES_INCREASED", "MAX_PROPERTIES_DECREASED")...)
-	out = append(out, intChange("minProperties", o.minProps, u.minProps,
-		"MIN_PROPERTIES_ADDED", "MIN_PROPERTIES_REMOVED", "MIN_PROPERTIES_INCREASED", "MIN_PROPERTIES_DECREASED")...)
-	return out
+	d.addAll(r, intChange("maxProperties", o.maxProps, u.maxProps,
+		"MAX_PROPERTIES_ADDED", "MAX_PROPERTIES_REMOVED", "MAX_PROPERTIES_INCREASED", "MAX_PROPERTIES_DECREASED"))
+	d.addAll(r, intChange("minProperties", o.minProps, u.minProps,
+		"MIN_PROPERTIES_ADDED", "MIN_PROPERTIES_REMOVED", "MIN_PROPERTIES_INCREASED", "MIN_PROPERTIES_DECREASED"))
 }
 
 func addlText(n *node) string {
@@ -761,33 +1017,35 @@ func addlText(n *node) string {
 }
 
 // compareUnevaluated compares unevaluatedProperties or unevaluatedItems.
-func (d *differ) compareUnevaluated(kw string, o, u *node, added, removed, extended, narrowed string) []change {
-	c := func(typ string) []change {
-		return []change{{typ: typ, path: kw, from: unevalText(o), to: unevalText(u)}}
+func (d *differ) compareUnevaluated(r *result, kw string, o, u *node, added, removed, extended, narrowed string) {
+	c := func(typ string) {
+		d.add(r, change{typ: typ, path: kw, from: unevalText(o), to: unevalText(u)})
 	}
 	switch {
 	case o == nil && u == nil:
-		return nil
 	case o == nil:
 		if u.kind == kFalse {
-			return c(removed)
+			c(removed)
+		} else {
+			c(narrowed)
 		}
-		return c(narrowed)
 	case u == nil:
 		if o.kind == kFalse {
-			return c(added)
+			c(added)
+		} else {
+			c(extended)
 		}
-		return c(extended)
 	case o.kind == kFalse && u.kind != kFalse:
-		return c(added)
+		c(added)
 	case o.kind != kFalse && u.kind == kFalse:
-		return c(removed)
+		c(removed)
 	case o.kind == kEmpty && u.kind != kEmpty:
-		return c(narrowed)
+		c(narrowed)
 	case o.kind != kEmpty && u.kind == kEmpty:
-		return c(extended)
+		c(extended)
+	default:
+		d.nest(r, kw, d.compare(o, u))
 	}
-	return rebase(kw, d.compare(o, u))
 }
 
 func unevalText(n *node) string {
@@ -825,25 +1083,30 @@ func partialObject(n *node, name string) *node {
 	return nil
 }
 
-func (d *differ) compareArray(o, u *node) []change {
-	var out []change
+func (d *differ) compareArray(r *result, o, u *node) {
 	add := func(typ, path, from, to string) {
-		out = append(out, change{typ: typ, path: path, from: from, to: to})
+		d.add(r, change{typ: typ, path: path, from: from, to: to})
 	}
-	out = append(out, rebase("items", d.compare(o.allItems, u.allItems))...)
+	d.nest(r, "items", d.compare(o.allItems, u.allItems))
 
 	n := min(len(o.tuple), len(u.tuple))
 	for i := 0; i < n; i++ {
-		out = append(out, rebase(fmt.Sprintf("items/%d", i), d.compare(o.tuple[i], u.tuple[i]))...)
+		if d.done(r) {
+			return
+		}
+		d.nest(r, fmt.Sprintf("items/%d", i), d.compare(o.tuple[i], u.tuple[i]))
 	}
 	for i := n; i < len(o.tuple); i++ {
+		if d.done(r) {
+			return
+		}
 		path := fmt.Sprintf("items/%d", i)
 		switch partial := partialArray(u); {
 		case isOpenArray(u):
 			add("ITEM_REMOVED_FROM_OPEN_CONTENT_MODEL", path, describe(o.tuple[i]), "(none)")
 		case partial != nil:
 			sub := d.compare(o.tuple[i], partial)
-			out = append(out, rebase(path, sub)...)
+			d.nest(r, path, sub)
 			if d.ok(sub) {
 				add("ITEM_REMOVED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", path, describe(o.tuple[i]), describe(partial))
 			} else {
@@ -856,6 +1119,9 @@ func (d *differ) compareArray(o, u *node) []change {
 		}
 	}
 	for i := n; i < len(u.tuple); i++ {
+		if d.done(r) {
+			return
+		}
 		path := fmt.Sprintf("items/%d", i)
 		switch partial := partialArray(o); {
 		case isOpenArray(o):
@@ -866,7 +1132,7 @@ func (d *differ) compareArray(o, u *node) []change {
 			}
 		case partial != nil:
 			sub := d.compare(partial, u.tuple[i])
-			out = append(out, rebase(path, sub)...)
+			d.nest(r, path, sub)
 			if d.ok(sub) {
 				add("ITEM_ADDED_IS_COVERED_BY_PARTIALLY_OPEN_CONTENT_MODEL", path, describe(partial), describe(u.tuple[i]))
 			} else {
@@ -889,17 +1155,17 @@ func (d *differ) compareArray(o, u *node) []change {
 	case o.addlItemsSchema != nil && u.addlItemsSchema == nil:
 		add("ADDITIONAL_ITEMS_EXTENDED", "additionalItems", addlItemsText(o), addlItemsText(u))
 	case o.addlItemsSchema != nil:
-		out = append(out, rebase("additionalItems", d.compare(o.addlItemsSchema, u.addlItemsSchema))...)
+		d.nest(r, "additionalItems", d.compare(o.addlItemsSchema, u.addlItemsSchema))
 	}
 
-	out = append(out, d.compareUnevaluated("unevaluatedItems", o.unevalItems, u.unevalItems,
+	d.compareUnevaluated(r, "unevaluatedItems", o.unevalItems, u.unevalItems,
 		"UNEVALUATED_ITEMS_ADDED", "UNEVALUATED_ITEMS_REMOVED",
-		"UNEVALUATED_ITEMS_EXTENDED", "UNEVALUATED_ITEMS_NARROWED")...)
+		"UNEVALUATED_ITEMS_EXTENDED", "UNEVALUATED_ITEMS_NARROWED")
 
-	out = append(out, intChange("maxItems", o.maxItems, u.maxItems,
-		"MAX_ITEMS_ADDED", "MAX_ITEMS_REMOVED", "MAX_ITEMS_INCREASED", "MAX_ITEMS_DECREASED")...)
-	out = append(out, intChange("minItems", o.minItems, u.minItems,
-		"MIN_ITEMS_ADDED", "MIN_ITEMS_REMOVED", "MIN_ITEMS_INCREASED", "MIN_ITEMS_DECREASED")...)
+	d.addAll(r, intChange("maxItems", o.maxItems, u.maxItems,
+		"MAX_ITEMS_ADDED", "MAX_ITEMS_REMOVED", "MAX_ITEMS_INCREASED", "MAX_ITEMS_DECREASED"))
+	d.addAll(r, intChange("minItems", o.minItems, u.minItems,
+		"MIN_ITEMS_ADDED", "MIN_ITEMS_REMOVED", "MIN_ITEMS_INCREASED", "MIN_ITEMS_DECREASED"))
 	if o.unique != u.unique {
 		if o.unique {
 			add("UNIQUE_ITEMS_REMOVED", "uniqueItems", "true", "false")
@@ -907,11 +1173,10 @@ func (d *differ) compareArray(o, u *node) []change {
 			add("UNIQUE_ITEMS_ADDED", "uniqueItems", "false", "true")
 		}
 	}
-	out = append(out, intChange("maxContains", o.maxContains, u.maxContains,
-		"MAX_CONTAINS_ADDED", "MAX_CONTAINS_REMOVED", "MAX_CONTAINS_INCREASED", "MAX_CONTAINS_DECREASED")...)
-	out = append(out, intChange("minContains", o.minContains, u.minContains,
-		"MIN_CONTAINS_ADDED", "MIN_CONTAINS_REMOVED", "MIN_CONTAINS_INCREASED", "MIN_CONTAINS_DECREASED")...)
-	return out
+	d.addAll(r, intChange("maxContains", o.maxContains, u.maxContains,
+		"MAX_CONTAINS_ADDED", "MAX_CONTAINS_REMOVED", "MAX_CONTAINS_INCREASED", "MAX_CONTAINS_DECREASED"))
+	d.addAll(r, intChange("minContains", o.minContains, u.minContains,
+		"MIN_CONTAINS_ADDED", "MIN_CONTAINS_REMOVED", "MIN_CONTAINS_INCREASED", "MIN_CONTAINS_DECREASED"))
 }
 
 func addlItemsText(n *node) string {

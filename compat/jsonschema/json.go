@@ -677,14 +677,6 @@ func compact(v *jval) string {
 	return sb.String()
 }
 
-// sortedKey returns v with sorted keys and normalized numbers: a key under
-// which JSON-equal values (in JSON Schema's sense) are equal.
-func sortedKey(v *jval) string {
-	var sb strings.Builder
-	writeNormalized(&sb, v)
-	return sb.String()
-}
-
 // jsonEqual reports whether a and b are equal JSON values in JSON Schema's
 // sense (numbers by value, objects regardless of key order).
 func jsonEqual(a, b *jval) bool {

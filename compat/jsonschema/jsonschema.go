@@ -39,6 +39,25 @@
 // compat.Check's BACKWARD (reader = new schema) asks exactly Confluent's
 // question, and FORWARD asks it with the versions swapped.
 //
+// # Cost
+//
+// A pair of subschemas is compared once however many paths reach it: the
+// pairs that involve a "$ref" target are memoised, and their results are
+// shared, so a definition used three times by a definition used three
+// times (and so on n levels deep) costs n comparisons, not 3^n. Where
+// Confluent lists a difference inside such a definition once per path,
+// CheckRead reports it once, at the first path, and says how many other
+// paths reach it, naming two of them and the definition ([Diff] still
+// lists every path, up to [MaxListedChanges]). The subschemas of two
+// allOf/anyOf/oneOf are matched lazily (a maximum bipartite matching that
+// compares a pair only when it needs its verdict, tries the textually equal
+// and then the same-shaped partner first, and stops comparing a pair for
+// its verdict at its first incompatible change), so alternatives that are
+// reordered or nested cost about as much as their number. What remains
+// quadratic (many alternatives whose partners share no property names) is
+// bounded by a work budget, [Format.MaxComparisons]: past it CheckRead
+// reports JSON_SCHEMA_TOO_COMPLEX instead of running on.
+//
 // Violation paths are the JSON pointers Confluent prints ("#/properties/
 // shipment/properties/code", "#/" for the root), with RFC 6901 escaping of
 // "~" and "/" in property names. Like Confluent's, they name the keywords of
@@ -104,6 +123,10 @@ const (
 type Format struct {
 	// Policy selects the compatible change set; "" means Strict.
 	Policy Policy
+	// MaxComparisons is the work budget of one CheckRead, in subschema
+	// pair comparisons and matching probes; 0 means
+	// DefaultMaxComparisons.
+	MaxComparisons int
 }
 
 var _ compat.Format = Format{}
@@ -250,6 +273,13 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 // invalid under reader: the incompatible differences Confluent's differ
 // finds with original = writer and update = reader, under f's policy.
 // Both schemas must come from this package's Parse.
+//
+// Confluent lists a difference inside a definition once per path that
+// reaches it; CheckRead reports it once, at the first such path, and its
+// message names the definition and the number of paths (a definition
+// nested n levels deep, each using the one below three times, is reached
+// by 3^n paths). When the comparison needs more than f's work budget
+// (MaxComparisons), the only violation is JSON_SCHEMA_TOO_COMPLEX.
 func (f Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
 	r, ok1 := reader.(*Schema)
 	w, ok2 := writer.(*Schema)
@@ -261,14 +291,24 @@ func (f Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
 		}}
 	}
 	set := compatibleSet(f.Policy)
+	root, _, err := diff(set, w.root, r.root, f.budget(), false)
+	if err != nil {
+		return []compat.Violation{{RuleID: RuleTooComplex, Path: "#/", Message: tooComplexMessage(err)}}
+	}
 	var out []compat.Violation
-	for _, ch := range diff(set, w.root, r.root) {
-		if set[ch.typ] {
-			continue
-		}
-		out = append(out, ch.violation())
+	for _, fd := range incompatible(root, set) {
+		v := fd.c.violation()
+		v.Message += fd.sharedNote()
+		out = append(out, v)
 	}
 	return out
+}
+
+func (f Format) budget() int {
+	if f.MaxComparisons > 0 {
+		return f.MaxComparisons
+	}
+	return DefaultMaxComparisons
 }
 
 // Change is one difference Confluent's JSON Schema differ reports between an
@@ -283,18 +323,29 @@ type Change struct {
 }
 
 // Diff lists every difference between original and update (both non-nil,
-// from Parse), in the order
-// Confluent's differ finds them (properties in declaration order where
-// Confluent iterates a hash set), each marked compatible or not under
-// policy ("" means Strict). update is compatible with original (BACKWARD)
-// when no change is incompatible.
-func Diff(policy Policy, original, update *Schema) []Change {
+// from Parse), in the order Confluent's differ finds them (properties in
+// declaration order where Confluent iterates a hash set), each marked
+// compatible or not under policy ("" means Strict). update is compatible
+// with original (BACKWARD) when no change is incompatible. Like
+// Confluent's, the list has one change per path: a difference inside a
+// definition used at several places is listed at each. The error wraps
+// ErrTooComplex when the comparison exceeds DefaultMaxComparisons or the
+// list would exceed MaxListedChanges.
+func Diff(policy Policy, original, update *Schema) ([]Change, error) {
 	set := compatibleSet(policy)
-	var out []Change
-	for _, ch := range diff(set, original.root, update.root) {
+	root, _, err := diff(set, original.root, update.root, DefaultMaxComparisons, true)
+	if err != nil {
+		return nil, fmt.Errorf("diff JSON schemas: %w", err)
+	}
+	changes, err := expand(root, "", nil, MaxListedChanges)
+	if err != nil {
+		return nil, fmt.Errorf("diff JSON schemas: %w", err)
+	}
+	out := make([]Change, 0, len(changes))
+	for _, ch := range changes {
 		out = append(out, Change{Type: ch.typ, Path: ch.pointer(), Compatible: set[ch.typ]})
 	}
-	return out
+	return out, nil
 }
 
 // rootURL is the retrieval URL of the schema being parsed; references

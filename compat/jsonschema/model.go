@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"crypto/sha256"
 	"math/big"
 	"net/url"
 	"regexp"
@@ -57,6 +58,11 @@ type node struct {
 	kind kind
 	raw  *jval  // the schema object this part comes from (nil for meta-schemas)
 	key  string // suffix that tells apart the parts of one raw object
+	// shared is true for the target of a reference: a part that the
+	// comparison may reach by several paths, so its pairs are memoised.
+	// loc is then its location (document URL#pointer), for messages.
+	shared bool
+	loc    string
 
 	annot
 
@@ -132,13 +138,13 @@ func (n *node) prop(name string) *node { return n.propIdx[name] }
 // finishCombined records the identities of a combination's subschemas.
 // The parts of one schema object (a type array, or keyword families held
 // by a synthetic allOf) are told apart by their key alone.
-func finishCombined(n *node) *node {
+func (b *builder) finishCombined(n *node) *node {
 	n.subIDs = make([]string, len(n.subs))
 	for i, s := range n.subs {
 		if n.typeArray || n.key == "|parts" {
 			n.subIDs[i] = s.key
 		} else {
-			n.subIDs[i] = s.identity()
+			n.subIDs[i] = b.identity(s)
 		}
 	}
 	return n
@@ -166,12 +172,47 @@ func deref(n *node) *node {
 }
 
 // identity is the key under which Confluent's CombinedSchemaDiff collapses
-// equal subschemas (it puts them in a set of JsonSchema, equal by text).
-func (n *node) identity() string {
+// equal subschemas (it puts them in a set of JsonSchema, equal by text):
+// the digest of the part's text with sorted keys and normalized numbers.
+func (b *builder) identity(n *node) string {
 	if n.raw == nil {
 		return "meta:" + n.refLoc + n.key
 	}
-	return sortedKey(n.raw) + n.key
+	return b.digest(n.raw) + n.key
+}
+
+// digest returns the SHA-256 of v's text with sorted keys and normalized
+// numbers (writeNormalized), computed over the digests of its members so that
+// each value is hashed once: nested combinations would otherwise hold, and
+// rebuild, the text of every subtree once per level above it.
+func (b *builder) digest(v *jval) string {
+	if d, ok := b.digests[v]; ok {
+		return d
+	}
+	h := sha256.New()
+	var sb strings.Builder
+	switch v.kind {
+	case jArray:
+		h.Write([]byte{'['})
+		for _, e := range v.arr {
+			h.Write([]byte(b.digest(e)))
+		}
+	case jObject:
+		h.Write([]byte{'{'})
+		for _, m := range sortedMembers(v.obj) {
+			sb.Reset()
+			writeString(&sb, m.key)
+			h.Write([]byte(sb.String()))
+			h.Write([]byte(b.digest(m.val)))
+		}
+	default:
+		h.Write([]byte{'='})
+		writeNormalized(&sb, v)
+		h.Write([]byte(sb.String()))
+	}
+	d := string(h.Sum(nil))
+	b.digests[v] = d
+	return d
 }
 
 // builder turns the parsed documents into the part graph, using the
@@ -180,12 +221,13 @@ type builder struct {
 	docs    map[string]*jval
 	index   map[string]*js.Schema // compiled schemas by Location
 	memo    map[string]*node      // parts by location
+	digests map[*jval]string      // identity digests (see digest)
 	pending []*node               // references to resolve
 	root    *js.Schema
 }
 
 func newBuilder(docs map[string]*jval, root *js.Schema) *builder {
-	b := &builder{docs: docs, index: map[string]*js.Schema{}, memo: map[string]*node{}, root: root}
+	b := &builder{docs: docs, index: map[string]*js.Schema{}, memo: map[string]*node{}, digests: map[*jval]string{}, root: root}
 	b.indexSchemas(root)
 	return b
 }
@@ -252,6 +294,7 @@ func (b *builder) build() *node {
 			continue
 		}
 		r.ref = b.at(docURL, ptr)
+		r.ref.shared, r.ref.loc = true, r.refLoc
 	}
 	return root
 }
@@ -476,7 +519,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 			for i := range m.val.arr {
 				c.subs = append(c.subs, b.child(docURL, ptr, m.key, strconv.Itoa(i)))
 			}
-			parts = append(parts, finishCombined(c))
+			parts = append(parts, b.finishCombined(c))
 		}
 	}
 	if raw.has("not") {
@@ -525,7 +568,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 				c.subs = append(c.subs, n)
 			}
 		}
-		parts = append(parts, finishCombined(c))
+		parts = append(parts, b.finishCombined(c))
 	}
 	if !hasArray && hasFamily(raw, arrayKeywords(d), d) {
 		n := b.arrayPart(docURL, ptr, raw, d)
@@ -558,7 +601,7 @@ func (b *builder) decompose(docURL string, ptr []string, raw *jval, d int) *node
 	case 1:
 		n = parts[0]
 	default:
-		n = finishCombined(&node{kind: kCombined, raw: raw, key: "|parts", crit: critAll, subs: parts})
+		n = b.finishCombined(&node{kind: kCombined, raw: raw, key: "|parts", crit: critAll, subs: parts})
 	}
 	n.annot = ann
 	return n

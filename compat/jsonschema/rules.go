@@ -12,6 +12,11 @@ import (
 // schemas that were not parsed by this package.
 const RuleTypeChanged = "JSON_TYPE_CHANGED"
 
+// RuleTooComplex is the only violation CheckRead reports when comparing
+// the two schemas needs more work than the format's budget allows
+// (Format.MaxComparisons, DefaultMaxComparisons by default).
+const RuleTooComplex = "JSON_SCHEMA_TOO_COMPLEX"
+
 // rulePrefix turns a Confluent Difference.Type into a Charter rule ID.
 const rulePrefix = "JSON_"
 
@@ -390,6 +395,10 @@ func init() {
 		}
 		Rules = append(Rules, compat.Rule{ID: rulePrefix + r.typ, Format: compat.JSON, Purpose: r.purpose, Source: src})
 	}
+	Rules = append(Rules, compat.Rule{ID: RuleTooComplex, Format: compat.JSON,
+		Purpose: "Two versions must be comparable within the work budget: nested anyOf/oneOf alternatives are compared pairwise at every level.",
+		Source: "Charter (no Confluent change type): a bound on the subschema comparisons of one check, " +
+			"so that schemas under the registry's size limit cannot exhaust its CPU or memory"})
 	compat.RegisterRules(Rules...)
 }
 
@@ -445,6 +454,11 @@ func compatibleSet(p Policy) map[string]bool {
 		return compatibleLenient
 	}
 	return compatibleStrict
+}
+
+// tooComplexMessage is the message of a JSON_SCHEMA_TOO_COMPLEX violation.
+func tooComplexMessage(err error) string {
+	return err.Error() + "; flatten the nested anyOf/oneOf, or check this subject at compatibility level NONE"
 }
 
 // violation renders an incompatible change.

@@ -56,10 +56,22 @@ func writeJSON(tb testing.TB, path string, v any) {
 
 // testCase checks testdata/<dir>: reader.json read against writer.json (the
 // new schema reading data of the old one) must give exactly the violations
-// in want.json.
+// in want.json. An optional format.json ({"maxComparisons": n}) sets the
+// work budget.
 func testCase(t *testing.T, f jsonschema.Format, dir string) []compat.Violation {
 	t.Helper()
 	dir = filepath.Join("testdata", dir)
+	if raw, err := os.ReadFile(filepath.Join(dir, "format.json")); err == nil {
+		var opts struct {
+			MaxComparisons int `json:"maxComparisons"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opts); err != nil {
+			t.Fatalf("%s/format.json: %v", dir, err)
+		}
+		f.MaxComparisons = opts.MaxComparisons
+	}
 	reader := mustParseFile(t, filepath.Join(dir, "reader.json"))
 	writer := mustParseFile(t, filepath.Join(dir, "writer.json"))
 	got := f.CheckRead(reader, writer)
