@@ -348,8 +348,8 @@ func BenchmarkPairedJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 	}, func(i int) {
-		r, err := u.Upcast(ctx, upcast.Event{Version: 1, Payload: events[i%len(events)]})
-		if err != nil {
+		var r upcast.Result
+		if err := u.UpcastInto(ctx, upcast.Event{Version: 1, Payload: events[i%len(events)]}, &r); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := r.Payload(); err != nil {

@@ -25,6 +25,7 @@ type jsonCodec struct{}
 // jsonState is a JSON Schema version's prepared form.
 type jsonState struct {
 	defaults *jsonDefaults
+	check    jsonCheck // nil: every value goes to the validator
 	text     string
 	deps     []depText
 
@@ -55,6 +56,7 @@ func (jsonCodec) prepare(v *version, opts *options) error {
 		st.deps = append(st.deps, depText{d.Name, d.Text})
 	}
 	st.defaults = buildDefaults(doc, doc, 0)
+	st.check = compileJSONCheck(doc)
 	v.state = st
 	return nil
 }
@@ -241,8 +243,14 @@ type matchAll string
 func (matchAll) MatchString(string) bool { return true }
 func (m matchAll) String() string        { return string(m) }
 
+// conform returns v when the version's compiled check finds it valid,
+// and otherwise asks the validator (which says why when it is not).
 func (jsonCodec) conform(v map[string]any, ver *version, _ bool) (map[string]any, error) {
-	val, err := jsonStateOf(ver).compile()
+	st := jsonStateOf(ver)
+	if st.check != nil && st.check(v) {
+		return v, nil
+	}
+	val, err := st.compile()
 	if err != nil {
 		return nil, fmt.Errorf("compile %s for validation: %w", ver, err)
 	}
