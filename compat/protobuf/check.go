@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -174,14 +175,18 @@ func (c *checker) message(path string, rm, wm protoreflect.MessageDescriptor) {
 	}
 	c.visited[key] = true
 
-	c.reservedRanges(RuleReservedMessageNoDelete, path, "message", messageRanges(wm), messageRanges(rm), wm.ReservedNames(), rm.ReservedNames())
+	rRes := newReservations(messageRanges(rm), rm.ReservedNames())
+	c.reservedRanges(RuleReservedMessageNoDelete, path, "message", messageRanges(wm), wm.ReservedNames(), rRes)
 	c.jsonFormat(RuleMessageSameJSONFormat, path, "message", rm, wm)
 
 	rFields, wFields := fieldsByNumber(rm), fieldsByNumber(wm)
+	// survivors counts, per writer oneof, its members the reader still
+	// has, once per oneof rather than once per deleted member.
+	survivors := map[protoreflect.FullName]int{}
 	for _, wf := range sortedFields(wm.Fields()) {
 		rf := rFields[wf.Number()]
 		if rf == nil {
-			c.deletedField(path+"."+string(wf.Name()), rm, wf, rFields)
+			c.deletedField(path+"."+string(wf.Name()), wf, rFields, rRes, survivors)
 			continue
 		}
 		c.field(path+"."+string(rf.Name()), rf, wf)
@@ -196,26 +201,34 @@ func (c *checker) message(path string, rm, wm protoreflect.MessageDescriptor) {
 }
 
 // deletedField checks a writer field whose number the reader lacks.
-func (c *checker) deletedField(path string, rm protoreflect.MessageDescriptor, wf protoreflect.FieldDescriptor, rFields map[protoreflect.FieldNumber]protoreflect.FieldDescriptor) {
+func (c *checker) deletedField(path string, wf protoreflect.FieldDescriptor, rFields map[protoreflect.FieldNumber]protoreflect.FieldDescriptor,
+	rRes reservations, survivors map[protoreflect.FullName]int) {
 	if wf.Cardinality() == protoreflect.Required {
 		c.add(RuleRequiredFieldRemoved, path,
 			"required field %q (%d) of the writer is missing from the reader, so readers that still require it reject the reader's data; keep the field", wf.Name(), wf.Number())
 	}
 	if o := realOneof(wf); o != nil {
-		fs := o.Fields()
-		for i := 0; i < fs.Len(); i++ {
-			if fs.Get(i).Number() != wf.Number() && rFields[fs.Get(i).Number()] != nil {
-				c.add(RuleOneofFieldRemoved, path,
-					"field %q (%d) of the writer's oneof %q is missing from the reader, which would see the oneof as unset; keep the field in the oneof", wf.Name(), wf.Number(), o.Name())
-				break
+		n, ok := survivors[o.FullName()]
+		if !ok {
+			fs := o.Fields()
+			for i := 0; i < fs.Len(); i++ {
+				if rFields[fs.Get(i).Number()] != nil {
+					n++
+				}
 			}
+			survivors[o.FullName()] = n
+		}
+		// wf itself is gone, so any survivor is another member.
+		if n > 0 {
+			c.add(RuleOneofFieldRemoved, path,
+				"field %q (%d) of the writer's oneof %q is missing from the reader, which would see the oneof as unset; keep the field in the oneof", wf.Name(), wf.Number(), o.Name())
 		}
 	}
-	if !rm.ReservedRanges().Has(wf.Number()) {
+	if !rRes.hasNumber(int64(wf.Number())) {
 		c.add(RuleFieldNoDeleteUnlessNumberReserved, path,
 			"field %q (%d) was deleted without reserving its number; add `reserved %d;`", wf.Name(), wf.Number(), wf.Number())
 	}
-	if !rm.ReservedNames().Has(wf.Name()) {
+	if !rRes.hasName(wf.Name()) {
 		c.add(RuleFieldNoDeleteUnlessNameReserved, path,
 			"field %q (%d) was deleted without reserving its name; add `reserved %q;`", wf.Name(), wf.Number(), wf.Name())
 	}
@@ -587,7 +600,8 @@ func defaultOf(f protoreflect.FieldDescriptor) defaultValue {
 }
 
 func (c *checker) enum(path string, re, we protoreflect.EnumDescriptor) {
-	c.reservedRanges(RuleReservedEnumNoDelete, path, "enum", enumRanges(we), enumRanges(re), we.ReservedNames(), re.ReservedNames())
+	rRes := newReservations(enumRanges(re), re.ReservedNames())
+	c.reservedRanges(RuleReservedEnumNoDelete, path, "enum", enumRanges(we), we.ReservedNames(), rRes)
 	c.jsonFormat(RuleEnumSameJSONFormat, path, "enum", re, we)
 	numbers := func(e protoreflect.EnumDescriptor) (map[protoreflect.EnumNumber][]string, []protoreflect.EnumNumber) {
 		out := map[protoreflect.EnumNumber][]string{}
@@ -610,11 +624,11 @@ func (c *checker) enum(path string, re, we protoreflect.EnumDescriptor) {
 		rNames, ok := rNums[n]
 		if !ok {
 			vpath := path + "." + wNames[0]
-			if !enumReservedHas(re, n) {
+			if !rRes.hasNumber(int64(n)) {
 				c.add(RuleEnumValueNoDeleteUnlessNumberReserved, vpath, "enum value %s (%d) was deleted without reserving its number; add `reserved %d;`", wNames[0], n, n)
 			}
 			for _, name := range wNames {
-				if !re.ReservedNames().Has(protoreflect.Name(name)) {
+				if !rRes.hasName(protoreflect.Name(name)) {
 					c.add(RuleEnumValueNoDeleteUnlessNameReserved, vpath, "enum value %s (%d) was deleted without reserving its name; add `reserved %q;`", wNames[0], n, name)
 					break
 				}
@@ -629,16 +643,6 @@ func (c *checker) enum(path string, re, we protoreflect.EnumDescriptor) {
 			}
 		}
 	}
-}
-
-func enumReservedHas(e protoreflect.EnumDescriptor, n protoreflect.EnumNumber) bool {
-	rr := e.ReservedRanges()
-	for i := 0; i < rr.Len(); i++ {
-		if r := rr.Get(i); r[0] <= n && n <= r[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // messageRanges returns a message's reserved ranges with inclusive ends.
@@ -662,52 +666,85 @@ func enumRanges(e protoreflect.EnumDescriptor) [][2]int64 {
 	return out
 }
 
+// reservations indexes the reader's reserved numbers (sorted, merged,
+// inclusive ranges) and names. protocompile's descriptors answer Has by
+// scanning their lists, which made checks quadratic in the number of
+// reservations and deleted fields or values.
+type reservations struct {
+	ranges [][2]int64
+	names  map[protoreflect.Name]bool
+}
+
+func newReservations(ranges [][2]int64, names protoreflect.Names) reservations {
+	sorted := slices.Clone(ranges)
+	slices.SortFunc(sorted, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var merged [][2]int64
+	for _, r := range sorted {
+		// Ranges that overlap or touch cover the same numbers as one.
+		if n := len(merged); n > 0 && r[0] <= merged[n-1][1]+1 {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	res := reservations{ranges: merged}
+	if names != nil && names.Len() > 0 {
+		res.names = make(map[protoreflect.Name]bool, names.Len())
+		for i := 0; i < names.Len(); i++ {
+			res.names[names.Get(i)] = true
+		}
+	}
+	return res
+}
+
+// first returns the index of the first range that ends at n or later.
+func (r reservations) first(n int64) int {
+	i, _ := slices.BinarySearchFunc(r.ranges, n, func(rg [2]int64, n int64) int { return cmp.Compare(rg[1], n) })
+	return i
+}
+
+func (r reservations) hasNumber(n int64) bool {
+	i := r.first(n)
+	return i < len(r.ranges) && r.ranges[i][0] <= n
+}
+
+func (r reservations) hasName(s protoreflect.Name) bool { return r.names[s] }
+
+// uncovered describes the part of w that no reserved range covers, or "".
+func (r reservations) uncovered(w [2]int64) string {
+	var missing []string
+	next := w[0]
+	for _, s := range r.ranges[r.first(w[0]):] {
+		if s[0] > w[1] {
+			break
+		}
+		if s[0] > next {
+			missing = append(missing, rangeText(next, s[0]-1, math.MaxInt64))
+		}
+		next = s[1] + 1
+	}
+	if next <= w[1] {
+		missing = append(missing, rangeText(next, w[1], math.MaxInt64))
+	}
+	return strings.Join(missing, ", ")
+}
+
 // reservedRanges reports writer reserved numbers or names that the reader
 // no longer reserves (buf RESERVED_*_NO_DELETE).
-func (c *checker) reservedRanges(rule, path, what string, wRanges, rRanges [][2]int64, wNames, rNames protoreflect.Names) {
+func (c *checker) reservedRanges(rule, path, what string, wRanges [][2]int64, wNames protoreflect.Names, rRes reservations) {
 	if !c.rules[rule] {
 		return
 	}
 	for _, wr := range wRanges {
-		if missing := uncovered(wr, rRanges); missing != "" {
+		if missing := rRes.uncovered(wr); missing != "" {
 			c.add(rule, path, "%s %s reserves %s in the writer but not in the reader; keep the reservation", what, strings.TrimPrefix(path, "."), missing)
 		}
 	}
 	for i := 0; i < wNames.Len(); i++ {
-		if !rNames.Has(wNames.Get(i)) {
+		if !rRes.hasName(wNames.Get(i)) {
 			c.add(rule, path, "%s %s reserves the name %q in the writer but not in the reader; keep the reservation", what, strings.TrimPrefix(path, "."), wNames.Get(i))
 		}
 	}
-}
-
-// uncovered describes the part of r that no range of rs covers, or "".
-func uncovered(r [2]int64, rs [][2]int64) string {
-	sorted := slices.Clone(rs)
-	slices.SortFunc(sorted, func(a, b [2]int64) int {
-		switch {
-		case a[0] < b[0]:
-			return -1
-		case a[0] > b[0]:
-			return 1
-		}
-		return 0
-	})
-	var missing []string
-	next := r[0]
-	for _, s := range sorted {
-		if s[1] < next || next > r[1] {
-			continue
-		}
-		if s[0] > next {
-			end := min(s[0]-1, r[1])
-			missing = append(missing, rangeText(next, end, math.MaxInt64))
-		}
-		next = max(next, s[1]+1)
-	}
-	if next <= r[1] {
-		missing = append(missing, rangeText(next, r[1], math.MaxInt64))
-	}
-	return strings.Join(missing, ", ")
 }
 
 // jsonFormat is buf's *_SAME_JSON_FORMAT: a json_format feature that was
