@@ -42,7 +42,8 @@ var notProps = map[string]bool{
 //     Deprecated is "deprecated": true, read in every draft. Props holds
 //     every other string-valued keyword of the property schema (format,
 //     title, contentEncoding, connect.type, x-… extensions).
-//   - Line is 0: the parsed schema keeps no positions.
+//   - Line is the 1-based line of the property's name in the schema text
+//     ("email": {…}), 0 for properties declared in a referenced schema.
 //
 // A schema already on the path (a recursive $ref) is listed as a field
 // but not entered again.
@@ -77,7 +78,9 @@ func (l *jsonLister) walk(n *node, path, full string) {
 			ff := full + "." + p.name
 			if !l.seen[fp] {
 				l.seen[fp] = true
-				l.out = append(l.out, jsonField(p.n, p.name, fp, ff, n.isRequired(p.name)))
+				f := jsonField(p.n, p.name, fp, ff, n.isRequired(p.name))
+				f.Line = int(p.line)
+				l.out = append(l.out, f)
 			}
 			l.walk(p.n, fp, ff)
 		}

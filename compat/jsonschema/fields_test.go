@@ -3,8 +3,10 @@ package jsonschema_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
@@ -97,5 +99,28 @@ func TestFieldsNoObjects(t *testing.T) {
 	var nilSchema *jsonschema.Schema
 	if got := nilSchema.Fields(); got != nil {
 		t.Errorf("nil schema: %v", got)
+	}
+}
+
+// TestFieldsLines: Line is the line of the property's name; only "\n"
+// ends a line (CRLF counts once, an escaped "\n" in a string not at all),
+// properties reached through a $ref into $defs have the line of their
+// definition, and those of a referenced schema have none.
+func TestFieldsLines(t *testing.T) {
+	text := "{\"type\":\"object\",\r\n\"description\":\"two\\nlines\",\r\n\"properties\":{\r\n" +
+		"\"a\":{\"type\":\"string\"},\n\n\t\"b\":{\"$ref\":\"#/$defs/B\"},\"c\":{\"$ref\":\"other.json\"}},\n" +
+		"\"$defs\":{\"B\":{\"type\":\"object\",\"properties\":{\n\"inner\":{\"type\":\"integer\"}}}}}"
+	other := `{"type":"object","properties":{"far":{"type":"string"}}}`
+	s, err := jsonschema.Parse(text, []compat.Dependency{{Name: "other.json", Text: other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range s.Fields() {
+		got = append(got, fmt.Sprintf("%s:%d", f.Path, f.Line))
+	}
+	want := []string{".a:4", ".b:6", ".b.inner:8", ".c:6", ".c.far:0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

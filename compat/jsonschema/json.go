@@ -41,8 +41,9 @@ type jval struct {
 }
 
 type member struct {
-	key string
-	val *jval
+	key  string
+	val  *jval
+	line int32 // 1-based line of the key in the text
 }
 
 // get returns the value of key in an object, or nil.
@@ -116,7 +117,7 @@ type reader struct {
 
 // parseJSON reads one JSON value and rejects trailing non-space text.
 // Duplicate object keys keep the first key's position and the last value,
-// as Jackson's ObjectNode does.
+// as Jackson's ObjectNode does. Each member keeps the line of its key.
 func parseJSON(text string) (*jval, error) {
 	r := &reader{src: text, line: 1, col: 1}
 	r.skipSpace()
@@ -214,6 +215,7 @@ func (r *reader) object(depth int) (*jval, error) {
 		if r.pos >= len(r.src) || r.src[r.pos] != '"' {
 			return nil, r.errf("unexpected %s, want a string key", r.describe())
 		}
+		line := int32(r.line)
 		key, err := r.string()
 		if err != nil {
 			return nil, err
@@ -237,7 +239,7 @@ func (r *reader) object(depth int) (*jval, error) {
 			}
 		}
 		if !replaced {
-			v.obj = append(v.obj, member{key, val})
+			v.obj = append(v.obj, member{key, val, line})
 		}
 		r.skipSpace()
 		if r.pos < len(r.src) && r.src[r.pos] == ',' {

@@ -120,6 +120,7 @@ type node struct {
 type namedNode struct {
 	name string
 	n    *node
+	line int32 // line of the name in the root schema's text; 0 in a reference
 }
 
 type namedStrings struct {
@@ -699,7 +700,11 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 		n.propIdx = make(map[string]*node, len(ps.obj))
 		for _, m := range ps.obj {
 			c := b.child(docURL, ptr, "properties", m.key)
-			n.props = append(n.props, namedNode{m.key, c})
+			var line int32
+			if docURL == rootURL {
+				line = m.line
+			}
+			n.props = append(n.props, namedNode{m.key, c, line})
 			n.propIdx[m.key] = c
 		}
 	}
@@ -751,7 +756,7 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 				}
 				n.propDeps = append(n.propDeps, namedStrings{m.key, names})
 			case m.val.kind != jArray && schemas:
-				n.schemaDeps = append(n.schemaDeps, namedNode{m.key, b.child(docURL, ptr, kw, m.key)})
+				n.schemaDeps = append(n.schemaDeps, namedNode{name: m.key, n: b.child(docURL, ptr, kw, m.key)})
 			}
 		}
 	}

@@ -68,7 +68,7 @@ func normalizeSchema(v *jval) *jval {
 		case schemaKeywords[m.key]:
 			val = normalizeSchema(val)
 		}
-		out.obj = append(out.obj, member{m.key, val})
+		out.obj = append(out.obj, member{m.key, val, m.line})
 	}
 	return out
 }
@@ -76,7 +76,7 @@ func normalizeSchema(v *jval) *jval {
 func mapValues(v *jval, f func(*jval) *jval) *jval {
 	out := &jval{kind: jObject, obj: make([]member, len(v.obj))}
 	for i, m := range v.obj {
-		out.obj[i] = member{m.key, f(m.val)}
+		out.obj[i] = member{m.key, f(m.val), m.line}
 	}
 	return out
 }
