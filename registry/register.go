@@ -30,9 +30,11 @@ type RegisterRequest struct {
 	Metadata json.RawMessage
 	RuleSet  json.RawMessage
 	// ID is honoured in IMPORT mode only (42205 otherwise); 0 means none.
+	// It must be at most MaxID (42201).
 	ID int64
 	// Version, when > 0, asks for that version number: in IMPORT mode it is
-	// used as is; otherwise it must be the subject's next version.
+	// used as is; otherwise it must be the subject's next version. It must
+	// be at most MaxVersion (42202).
 	Version int
 	// Normalize stores and compares the normalized form of the schema
 	// (also on when the subject's effective config says normalize).
@@ -158,11 +160,13 @@ func hasLatestRef(refs []Reference) bool {
 // compatibility is checked at the subject's effective level against live
 // versions only, and every finding is reported (409).
 //
-// Errors: 42208 invalid subject; 42201 invalid schema, unknown type or
-// missing reference; 42209 schema too large; 42205 mode forbids the write
+// Errors: 42208 invalid subject; 42201 invalid schema, unknown type,
+// missing reference or an id above MaxID; 42202 a version above
+// MaxVersion; 42209 schema too large; 42205 mode forbids the write
 // (READONLY, an explicit id outside IMPORT, IMPORT without an id, an
-// imported id that holds other content); 42207 an imported schema already
-// registered under another id; 409 incompatible.
+// imported id that holds other content, a subject past MaxVersion); 42207
+// an imported schema already registered under another id; 409
+// incompatible; 50001 the next allocated id would pass MaxID.
 func (s *Service) Register(ctx context.Context, subject string, req RegisterRequest) (SubjectSchema, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return SubjectSchema{}, err
@@ -173,6 +177,9 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 		return SubjectSchema{}, err
 	}
 	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {
+		return SubjectSchema{}, err
+	}
+	if err := checkIDAndVersion(req); err != nil {
 		return SubjectSchema{}, err
 	}
 	contractOnly := strings.TrimSpace(req.Schema) == "" && hasContract(req)
@@ -300,6 +307,10 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 			next = versions[len(versions)-1].Version + 1
 		}
 		version := next
+		if req.Version <= 0 && next > MaxVersion {
+			return srerr.New(srerr.ErrOperationNotPermitted,
+				"Subject %s has used the largest version number, %d: no version can be added", subject, MaxVersion)
+		}
 		if req.Version > 0 {
 			if mode != ModeImport && req.Version != next {
 				return srerr.New(srerr.ErrInvalidSchema,
@@ -363,6 +374,11 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 				}
 				return fmt.Errorf("create schema: %w", err)
 			}
+			if id > MaxID {
+				// Returning an error rolls the schema back.
+				return srerr.New(srerr.ErrStore,
+					"Schema ids are exhausted: the next id, %d, is above the largest id the wire format carries, %d", id, MaxID)
+			}
 			existing = cand.schema
 			existing.ID = id
 			created = cand.parsed
@@ -386,6 +402,22 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	}
 	s.log.DebugContext(ctx, "schema registered", "subject", subject, "version", out.Version, "id", out.Schema.ID)
 	return out, nil
+}
+
+// checkIDAndVersion refuses an explicit id or version above 2^31-1
+// (Confluent's REST API reads both as Java Integers, and its wire format
+// carries the id in 4 bytes): 42201 for the id, 42202 for the version.
+// Zero or negative values mean "none" and are left to the mode checks.
+func checkIDAndVersion(req RegisterRequest) error {
+	if req.ID > MaxID {
+		return srerr.New(srerr.ErrInvalidSchema,
+			"Invalid schema: id %d is out of range; a schema id is between 1 and %d", req.ID, MaxID)
+	}
+	if req.Version > MaxVersion {
+		return srerr.New(srerr.ErrInvalidVersion,
+			"The specified version '%d' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"", req.Version)
+	}
+	return nil
 }
 
 // Lookup finds req among the versions of subject (POST /subjects/{s}):

@@ -207,6 +207,14 @@ func ValidateSubject(subject string) error {
 // ("latest" or -1 in the Confluent API).
 const Latest = -1
 
+// MaxID is the largest schema ID and MaxVersion the largest version
+// number: 2^31-1, because Confluent's wire format carries the ID as a
+// 4-byte big-endian int32 and its REST API reads both as Java Integers.
+const (
+	MaxID      int64 = 1<<31 - 1
+	MaxVersion       = 1<<31 - 1
+)
+
 // ParseVersion parses a version path segment: an integer in [1, 2^31-1],
 // "latest" or "-1" (both return Latest). Anything else is 42202
 // INVALID_VERSION, as in Confluent's VersionId.
@@ -223,7 +231,7 @@ func ParseVersion(s string) (int, error) {
 		}
 		n = n*10 + int(c-'0')
 	}
-	if !ok || n < 1 || n > 1<<31-1 {
+	if !ok || n < 1 || n > MaxVersion {
 		return 0, srerr.New(srerr.ErrInvalidVersion,
 			"The specified version '%s' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"", s)
 	}

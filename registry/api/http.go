@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -84,8 +85,11 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 // decodeBody reads a JSON request body into dst, within the body limit.
 // An empty body leaves dst unchanged. Malformed JSON is 400, as Jackson's
 // parse errors are in Confluent; a wrong type or an unknown property
-// (without Confluent-Accept-Unknown-Properties: true) is 422; a body over
-// the limit is 413.
+// (without Confluent-Accept-Unknown-Properties: true) is 422, except in
+// schema requests, where a member of the wrong type is 42201 (42202 for
+// "version"), as Confluent answers after Jackson's scalar coercion; a body
+// over the limit is 413. Messages name JSON members and JSON kinds, never
+// Go types.
 func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
@@ -103,7 +107,8 @@ func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) err
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(dst); err != nil {
-		return decodeError(err)
+		_, schemaReq := dst.(*schemaRequest)
+		return decodeError(err, schemaReq)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return srerr.New(srerr.ErrBadRequest, "Malformed JSON: unexpected data after the request object")
@@ -111,26 +116,67 @@ func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) err
 	return nil
 }
 
-// decodeError maps a json decoding error to Confluent's answer.
-func decodeError(err error) error {
+// decodeError maps a json decoding error to Confluent's answer; schemaReq
+// says the body is a register, lookup or compatibility request.
+func decodeError(err error, schemaReq bool) error {
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return srerr.New(srerr.ErrBadRequest, "Malformed JSON at byte %d: %v", syntax.Offset, err)
+		return srerr.New(srerr.ErrBadRequest, "Malformed JSON at byte %d: %s", syntax.Offset, syntax.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return srerr.New(srerr.ErrBadRequest, "Malformed JSON: unexpected end of input")
 	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "request body"
+		want := jsonKind(typ.Type)
+		if typ.Field == "" {
+			if schemaReq {
+				want += ` such as {"schema": "..."}`
+			}
+			return srerr.New(srerr.ErrUnprocessableEntity, "Cannot read the request body: got JSON %s, want %s", typ.Value, want)
 		}
-		return srerr.New(srerr.ErrUnprocessableEntity, "Cannot read %s: got JSON %s, want %s", field, typ.Value, typ.Type)
+		switch {
+		case schemaReq && typ.Field == "version":
+			return srerr.New(srerr.ErrInvalidVersion,
+				"The specified version is not a valid version id: got JSON %s, want an integer between 1 and 2147483647", typ.Value)
+		case schemaReq && typ.Field == "id":
+			return srerr.New(srerr.ErrInvalidSchema,
+				"Invalid schema: field \"id\" must be an integer between 1 and 2147483647, got JSON %s", typ.Value)
+		case schemaReq:
+			return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: field %q must be %s, got JSON %s", typ.Field, want, typ.Value)
+		}
+		return srerr.New(srerr.ErrUnprocessableEntity, "Cannot read field %q: got JSON %s, want %s", typ.Field, typ.Value, want)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return srerr.New(srerr.ErrUnprocessableEntity, "Unrecognized field: %s", name)
 	}
-	return srerr.New(srerr.ErrBadRequest, "Malformed JSON: %v", err)
+	return srerr.New(srerr.ErrBadRequest, "Malformed JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// jsonKind names the JSON value that decodes into t, for messages that
+// must not show Go type names.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "a JSON value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a JSON number"
+	case reflect.Slice, reflect.Array:
+		return "a JSON array"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	}
+	return "a JSON value"
 }
 
 // checkContentType refuses request bodies of other media types (415).
