@@ -141,6 +141,16 @@ func TestChainedDefs(t *testing.T) {
 			if len(res.Findings) != 1 {
 				t.Errorf("FULL: %d findings, want 1", len(res.Findings))
 			}
+			// Fields lists the paths into d0 until definitions have been
+			// entered again maxFieldRepeats times, every property at
+			// least once: bounded, not 3^n.
+			fields := v2.Fields()
+			if max := 3*(maxFieldRepeats+tc.n) + 2; len(fields) > max {
+				t.Errorf("Fields: %d, want at most %d", len(fields), max)
+			}
+			if !slices.ContainsFunc(fields, func(f compat.Field) bool { return f.Path == strings.Repeat(".a", tc.n)+".y" }) {
+				t.Errorf("Fields: no field at the first path to y")
+			}
 			// d(i) against d(i)' once per level, with its three property
 			// pairs: linear in n.
 			if n := spent(t, v1, v2); n > 5*tc.n+10 {

@@ -46,20 +46,31 @@ var notProps = map[string]bool{
 //     ("email": {…}), 0 for properties declared in a referenced schema.
 //
 // A schema already on the path (a recursive $ref) is listed as a field
-// but not entered again.
+// but not entered again. A definition that many paths reach (three uses
+// of a definition that uses another three times, n levels deep, make 3^n
+// paths) is listed at each path until definitions have been entered again
+// maxFieldRepeats (10,000) times; after that it is entered only if no
+// earlier path entered it, so every property is listed at least once and
+// the list stays bounded.
 func (s *Schema) Fields() []compat.Field {
 	if s == nil || s.root == nil {
 		return nil
 	}
-	l := &jsonLister{seen: map[string]bool{}}
+	l := &jsonLister{seen: map[string]bool{}, entered: map[*node]bool{}}
 	l.walk(s.root, "", "$")
 	return l.out
 }
 
+// maxFieldRepeats bounds how many times Fields enters a definition that
+// an earlier path already entered.
+const maxFieldRepeats = 10000
+
 type jsonLister struct {
-	out   []compat.Field
-	seen  map[string]bool // paths listed
-	stack []*node         // schemas on the current path
+	out     []compat.Field
+	seen    map[string]bool // paths listed
+	stack   []*node         // schemas on the current path
+	entered map[*node]bool  // schemas walked at some path
+	repeats int             // times a schema was entered again at another path
 }
 
 // walk lists the properties inside n, whose own path and full name are
@@ -69,6 +80,13 @@ func (l *jsonLister) walk(n *node, path, full string) {
 	if n == nil || slices.Contains(l.stack, n) {
 		return
 	}
+	if l.entered[n] {
+		if l.repeats >= maxFieldRepeats {
+			return
+		}
+		l.repeats++
+	}
+	l.entered[n] = true
 	l.stack = append(l.stack, n)
 	defer func() { l.stack = l.stack[:len(l.stack)-1] }()
 	switch n.kind {

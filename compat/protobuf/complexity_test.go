@@ -9,6 +9,7 @@ package protobuf_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -137,6 +138,19 @@ func TestChainedMessages(t *testing.T) {
 				t.Errorf("through an import: %v, want [%s]", got, want)
 			}
 			allocs[n] = testing.AllocsPerRun(3, func() { protobuf.Format{}.CheckRead(r2, r1) })
+
+			// Fields follows the imported chain at each path until types
+			// have been followed again 10,000 times: bounded, not 3^n,
+			// and every field is listed.
+			fields := compat.Fields(r2)
+			if len(fields) > 3*(10000+n)+2 {
+				t.Errorf("Fields: %d, want at most %d", len(fields), 3*(10000+n)+2)
+			}
+			if !slices.ContainsFunc(fields, func(f compat.Field) bool {
+				return f.FullName == "lib.M0.x" && f.Path == ".Root.top"+strings.Repeat(".a", n)+".x"
+			}) {
+				t.Errorf("Fields: lib.M0.x is not listed at the first path")
+			}
 		})
 	}
 	// Exponential work would multiply by 3^20 from 20 to 40 levels.

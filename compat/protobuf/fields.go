@@ -53,12 +53,17 @@ type fieldSource struct {
 //     for fields declared in another file.
 //
 // A message already on the path (a recursive type) is listed as a field
-// but not entered again. Extensions are not listed.
+// but not entered again. A message of another file that many paths reach
+// (three fields of a type with three fields of another type, n levels
+// deep, make 3^n paths) is followed at each path until types have been
+// followed again maxFieldRepeats (10,000) times; after that it is entered
+// only if no earlier path entered it, so every field is listed at least
+// once and the list stays bounded. Extensions are not listed.
 func (s *Schema) Fields() []compat.Field {
 	if s == nil || s.fd == nil {
 		return nil
 	}
-	l := &protoLister{s: s}
+	l := &protoLister{s: s, entered: map[protoreflect.FullName]bool{}}
 	_, order := collectMessages(s.fd.Messages(), nil, nil)
 	for _, m := range order {
 		l.stack = append(l.stack[:0], m.FullName())
@@ -67,10 +72,16 @@ func (s *Schema) Fields() []compat.Field {
 	return l.out
 }
 
+// maxFieldRepeats bounds how many times Fields follows a message type
+// that an earlier path already followed.
+const maxFieldRepeats = 10000
+
 type protoLister struct {
-	s     *Schema
-	out   []compat.Field
-	stack []protoreflect.FullName // messages on the current path
+	s       *Schema
+	out     []compat.Field
+	stack   []protoreflect.FullName // messages on the current path
+	entered map[protoreflect.FullName]bool
+	repeats int // times a schema was entered again at another path
 }
 
 func (l *protoLister) message(path string, m protoreflect.MessageDescriptor) {
@@ -86,6 +97,13 @@ func (l *protoLister) message(path string, m protoreflect.MessageDescriptor) {
 		if t == nil || t.ParentFile().Path() == l.s.fd.Path() || valueMessage(t) || slices.Contains(l.stack, t.FullName()) {
 			continue
 		}
+		if l.entered[t.FullName()] {
+			if l.repeats >= maxFieldRepeats {
+				continue
+			}
+			l.repeats++
+		}
+		l.entered[t.FullName()] = true
 		l.stack = append(l.stack, t.FullName())
 		l.message(fp, t)
 		l.stack = l.stack[:len(l.stack)-1]
