@@ -903,7 +903,7 @@ func (s *Service) evaluate(ctx context.Context, tx Tx, g GovernanceTx, subject s
 		}
 		in.Previous = &governance.Version{Version: v.Version, Schema: p, Metadata: prev.Metadata, RuleSet: prev.RuleSet}
 	}
-	return governance.Evaluate(in), nil
+	return s.withContracts(ctx, tx, g, subject, cand, in, governance.Evaluate(in)) // consumer contracts (contracts.go)
 }
 
 // policyError is the refusal of a registration whose governance findings
