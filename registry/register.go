@@ -141,6 +141,26 @@ func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req 
 	}, nil
 }
 
+// withContract returns cand with metadata and ruleSet replaced (compacted)
+// and its fingerprints recomputed; the schema text is cand's.
+func withContract(cand candidate, meta, rules json.RawMessage) candidate {
+	meta, rules = compactJSON(meta), compactJSON(rules)
+	alt := cand.parsed.Normalized()
+	if cand.schema.Text == alt {
+		alt = cand.parsed.Canonical()
+	}
+	st := cand.schema
+	st.Metadata, st.RuleSet = meta, rules
+	st.Fingerprint = Fingerprint(st.Type, st.Text, st.References, meta, rules)
+	return candidate{parsed: cand.parsed, schema: st, altFingerprint: Fingerprint(st.Type, alt, st.References, meta, rules)}
+}
+
+// hasDefaultsOrOverrides reports whether cfg sets default or override
+// metadata or rule sets (Confluent's Config.hasDefaultsOrOverrides).
+func hasDefaultsOrOverrides(cfg Config) bool {
+	return cfg.DefaultMetadata != nil || cfg.OverrideMetadata != nil || cfg.DefaultRuleSet != nil || cfg.OverrideRuleSet != nil
+}
+
 func hasLatestRef(refs []Reference) bool {
 	for _, r := range refs {
 		if r.Version == Latest {
@@ -235,6 +255,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 				return err
 			}
 		}
+		rawReq := req
 		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
 			return err
 		}
@@ -290,10 +311,17 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 				return governExisting(v.Version)
 			}
 		}
-		if normalize && mode != ModeImport {
-			// A live version equal to this one once both are normalized
-			// is this schema (Confluent compares normalized schemas).
-			v, st, ok, err := s.matchNormalized(ctx, tx, cand, live(versions), true)
+		if mode != ModeImport {
+			// A live version that the lookup endpoint reports for this
+			// request is this schema: Confluent's register runs the same
+			// lookup first (registerOrForward → lookUpSchemaUnderSubject),
+			// with the request's own metadata and ruleSet unless the config
+			// has defaults or overrides.
+			look := cand
+			if !hasDefaultsOrOverrides(cfg) {
+				look = withContract(cand, rawReq.Metadata, rawReq.RuleSet)
+			}
+			v, st, ok, err := s.findInSubject(ctx, tx, look, live(versions), normalize)
 			if err != nil {
 				return err
 			}
@@ -470,50 +498,60 @@ func (s *Service) lookup(ctx context.Context, tx Tx, subject string, req Registe
 	if err != nil {
 		return err
 	}
+	v, st, ok, err := s.findInSubject(ctx, tx, cand, versions, normalize)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
+	}
+	*out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
+	return nil
+}
+
+// findInSubject returns the newest of versions that holds cand's schema,
+// as Confluent's lookUpSchemaUnderSubject decides it, which both lookup
+// and register use: the same stored schema in canonical or normalized
+// form (by fingerprint); with normalize, a stored schema equal once both
+// are normalized; and, for a candidate without metadata and ruleSet, a
+// stored schema that differs only in those (defaults from the config, or
+// inherited).
+func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, normalize bool) (SubjectVersion, Schema, bool, error) {
 	for _, fp := range []string{cand.schema.Fingerprint, cand.altFingerprint} {
 		st, err := tx.SchemaByFingerprint(ctx, fp)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("look up schema by fingerprint: %w", err)
+			return SubjectVersion{}, Schema{}, false, fmt.Errorf("look up schema by fingerprint: %w", err)
 		}
 		for i := len(versions) - 1; i >= 0; i-- {
 			if versions[i].SchemaID == st.ID {
-				*out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
-				return nil
+				return versions[i], st, true, nil
 			}
 		}
 	}
+	noContract := len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0
 	if normalize {
 		// Normalized on both sides, as Confluent's lookup does.
-		withContract := len(cand.schema.Metadata) > 0 || len(cand.schema.RuleSet) > 0
-		v, st, ok, err := s.matchNormalized(ctx, tx, cand, versions, withContract)
-		if err != nil {
-			return err
-		}
-		if ok {
-			*out = SubjectSchema{Subject: subject, Version: v.Version, Deleted: v.Deleted, Schema: st}
-			return nil
+		v, st, ok, err := s.matchNormalized(ctx, tx, cand, versions, !noContract)
+		if err != nil || ok {
+			return v, st, ok, err
 		}
 	}
-	// A request without metadata and ruleSet matches a version whose
-	// schema differs only in those (defaults from the config, or
-	// inherited), as Confluent's lookup does.
-	if len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0 {
+	if noContract {
 		want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
 		for i := len(versions) - 1; i >= 0; i-- {
 			st, err := storedSchema(ctx, tx, versions[i].SchemaID)
 			if err != nil {
-				return err
+				return SubjectVersion{}, Schema{}, false, err
 			}
 			if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
-				*out = SubjectSchema{Subject: subject, Version: versions[i].Version, Deleted: versions[i].Deleted, Schema: st}
-				return nil
+				return versions[i], st, true, nil
 			}
 		}
 	}
-	return srerr.New(srerr.ErrSchemaNotFound, "Schema not found under subject '%s'", subject)
+	return SubjectVersion{}, Schema{}, false, nil
 }
 
 // matchNormalized returns the newest of versions whose stored schema has
