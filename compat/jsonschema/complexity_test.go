@@ -195,7 +195,7 @@ func TestNestedAnyOf(t *testing.T) {
 	str := map[string]any{"type": "string"}
 	num := map[string]any{"type": "integer"}
 	wide := map[string]any{"type": []string{"string", "integer"}}
-	for d := 2; d <= 6; d++ {
+	for d := 2; d <= 5; d++ { // 6 and 7 in BenchmarkNestedAnyOf (parsing dominates)
 		t.Run(fmt.Sprint(d), func(t *testing.T) {
 			leaves := 1
 			for range d {
