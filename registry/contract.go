@@ -30,9 +30,30 @@ func checkObject(raw json.RawMessage, sentinel *srerr.Error, what string) error 
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return srerr.New(sentinel, "Invalid %s: want a JSON object: %v", what, err)
+		return srerr.New(sentinel, "Invalid %s: want a JSON object, got %s", what, jsonKindOf(raw))
 	}
 	return nil
+}
+
+// jsonKindOf names the kind of the JSON value raw, for messages.
+func jsonKindOf(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch c := raw[0]; {
+	case c == '[':
+		return "a JSON array"
+	case c == '"':
+		return "a JSON string"
+	case c == 't' || c == 'f':
+		return "a JSON boolean"
+	case c == '{':
+		return "a malformed JSON object"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a JSON number"
+	}
+	return "malformed JSON"
 }
 
 // mergeMetadata merges Confluent Metadata objects, later ones winning:

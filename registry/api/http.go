@@ -65,12 +65,26 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 
 // writeJSON encodes v as the response body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := marshalJSON(v)
 	if err != nil {
 		body = []byte(`{"error_code":50001,"message":"encode response"}`)
 		status = http.StatusInternalServerError
 	}
 	writeRaw(w, status, body)
+}
+
+// marshalJSON is json.Marshal without HTML escaping: `<`, `>` and `&`
+// stay as they are (as Confluent's Jackson writes them), since messages
+// such as "want >= 1" or ".b<B>.z" are read by people in curl output and
+// CI logs.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // writeRaw sends body as it is.

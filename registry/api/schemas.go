@@ -57,7 +57,7 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	body, err := json.Marshal(out)
+	body, err := marshalJSON(out)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

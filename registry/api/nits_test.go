@@ -1,0 +1,73 @@
+package api_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestNoHTMLEscaping checks that `<`, `>` and `&` reach clients as they
+// are, in schema texts, error messages and compatibility messages, on
+// every endpoint that writes JSON (as Confluent's Jackson writes them).
+func TestNoHTMLEscaping(t *testing.T) {
+	e := newEnv(t)
+	const doc = `a <b> & c`
+	rec := `{"type":"record","name":"H","doc":"` + doc + `","fields":[{"name":"a","type":"string"}]}`
+	recInt := `{"type":"record","name":"H","doc":"` + doc + `","fields":[{"name":"a","type":"int"}]}`
+	e.mustDo("POST", "/subjects/html/versions", schemaBody(rec))
+	checks := []struct{ method, path, body, want string }{
+		{"GET", "/schemas/ids/1", "", doc},
+		{"GET", "/schemas/ids/1", "", doc}, // the cached answer too
+		{"GET", "/schemas/ids/1?fetchMaxId=true", "", doc},
+		{"GET", "/subjects/html/versions/1", "", doc},
+		{"GET", "/schemas", "", doc},
+		{"POST", "/subjects/html", schemaBody(rec), doc},
+		{"POST", "/subjects/html/versions", schemaBody(recB, `"references":[{"name":"r","subject":"html","version":0}]`), "want >= 1"},
+		{"POST", "/compatibility/subjects/html/versions/latest?verbose=true", schemaBody(recInt), "is_compatible"},
+		{"PUT", "/config/html", `{"compatibility":"<&>"}`, `level \"<&>\"`},
+	}
+	for _, c := range checks {
+		_, _, body := e.do(c.method, c.path, c.body)
+		if !strings.Contains(body, c.want) {
+			t.Errorf("%s %s: body %s lacks %q", c.method, c.path, body, c.want)
+		}
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if strings.Contains(body, esc) {
+				t.Errorf("%s %s: body escapes HTML (%s): %s", c.method, c.path, esc, body)
+			}
+		}
+	}
+}
+
+// goNames matches Go identifiers that must not reach clients: package
+// qualified names and Go type spellings.
+var goNames = regexp.MustCompile(`\b(api|registry|compat|srerr|sqlite|json|http)\.[A-Za-z]|Go value|\bint64\b|\bmap\[|\[\]|\bstruct\s*\{`)
+
+// TestNoGoNamesInMessages sends bodies of every wrong JSON shape to the
+// endpoints that read one and checks that no answer names a Go type.
+func TestNoGoNamesInMessages(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", "/subjects/s/versions", schemaBody(recA))
+	paths := []struct{ method, path string }{
+		{"POST", "/subjects/s/versions"},
+		{"POST", "/subjects/s"},
+		{"POST", "/compatibility/subjects/s/versions/latest"},
+		{"PUT", "/config"},
+		{"PUT", "/config/s"},
+		{"PUT", "/mode/s"},
+	}
+	bodies := []string{`[]`, `5`, `"x"`, `true`, `{"schema":5}`, `{"schema":{}}`, `{"schemaType":[]}`,
+		`{"references":{}}`, `{"references":[5]}`, `{"id":"7"}`, `{"version":[1]}`, `{"metadata":5}`,
+		`{"compatibility":5}`, `{"compatibilityLevel":{}}`, `{"normalize":"yes"}`, `{"mode":1}`, `{"id":1e400}`}
+	for _, p := range paths {
+		for _, b := range bodies {
+			status, _, got := e.do(p.method, p.path, b)
+			if status < 400 {
+				continue
+			}
+			if goNames.MatchString(got) {
+				t.Errorf("%s %s %s: answer names a Go type: %s", p.method, p.path, b, got)
+			}
+		}
+	}
+}
