@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,11 @@ var (
 	errMethodNotAllowed = srerr.ErrMethodNotAllowed
 )
 
+// StatusClientClosed is the status logged for a request whose client
+// disconnected before the answer was ready (nginx's 499), so that such
+// requests do not count as server errors.
+const StatusClientClosed = 499
+
 // errorBody is Confluent's error entity.
 type errorBody struct {
 	ErrorCode int    `json:"error_code"`
@@ -52,11 +58,20 @@ type errorBody struct {
 // writeError answers err as `{"error_code": N, "message": "..."}` with the
 // status of its srerr code. Errors outside the table are bugs or store
 // failures: they are logged and answered 50001 without their details.
+//
+// A request whose client has gone (its context cancelled) is not a server
+// failure: it is logged at debug level and answered StatusClientClosed
+// with an empty body, which nobody reads.
 func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	code, status, msg := srerr.Code(err)
 	var api *srerr.APIError
 	var sentinel *srerr.Error
 	if !errors.As(err, &api) && !errors.As(err, &sentinel) {
+		if errors.Is(r.Context().Err(), context.Canceled) {
+			log.DebugContext(r.Context(), "client closed the request", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+			w.WriteHeader(StatusClientClosed)
+			return
+		}
 		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
 		msg = "Error in the backend data store; the server log has the details"
 	}

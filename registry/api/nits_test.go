@@ -1,9 +1,17 @@
 package api_test
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/charter-dev/charter/registry/api"
 )
 
 // TestNoHTMLEscaping checks that `<`, `>` and `&` reach clients as they
@@ -70,4 +78,50 @@ func TestNoGoNamesInMessages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestClientGone checks that a request whose client has disconnected is
+// logged as status 499 at info level with the cause at debug level, never
+// as an ERROR or a 500, on reads and writes.
+func TestClientGone(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", "/subjects/s/versions", schemaBody(recA))
+	debugLog := &bytes.Buffer{}
+	log := slog.New(slog.NewTextHandler(debugLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := api.New(e.svc, api.Options{Logger: log})
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/subjects/s/versions", schemaBody(recAb)},
+		{"POST", "/compatibility/subjects/s/versions/latest", schemaBody(recAint)},
+		{"GET", "/subjects/s/versions/1", ""},
+		{"GET", "/schemas/ids/1", ""},
+		{"POST", "/subjects/s", schemaBody(recA)},
+	} {
+		debugLog.Reset()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		var body io.Reader
+		if c.body != "" {
+			body = strings.NewReader(c.body)
+		}
+		req := httptest.NewRequest(c.method, c.path, body).WithContext(ctx)
+		req.Header.Set("Content-Type", api.ContentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		logged := debugLog.String()
+		if rec.Code == http.StatusOK {
+			t.Logf("%s %s: 200 (answered before the store noticed)", c.method, c.path)
+			continue
+		}
+		if rec.Code != api.StatusClientClosed {
+			t.Errorf("%s %s: status %d, want %d; body %s", c.method, c.path, rec.Code, api.StatusClientClosed, rec.Body)
+		}
+		if strings.Contains(logged, "level=ERROR") || strings.Contains(logged, "50001") {
+			t.Errorf("%s %s: a client disconnect logged as an error:\n%s", c.method, c.path, logged)
+		}
+		if !strings.Contains(logged, "level=DEBUG msg=\"client closed the request\"") || !strings.Contains(logged, "level=INFO msg=request") || !strings.Contains(logged, "status=499") {
+			t.Errorf("%s %s: log lacks the debug cause or the 499 request line:\n%s", c.method, c.path, logged)
+		}
+	}
+	// The registry is unchanged.
+	e.run([]step{{method: "GET", path: "/subjects/s/versions", json: `[1]`}})
 }
