@@ -38,6 +38,14 @@ const (
 	// ShutdownTimeout is how long open requests may take to finish after
 	// SIGINT/SIGTERM.
 	ShutdownTimeout = 15 * time.Second
+	// DefaultReadHeaderTimeout bounds reading a request's headers,
+	// DefaultReadTimeout reading the whole request (headers and body), so
+	// that a client that stops sending cannot hold a connection;
+	// DefaultIdleTimeout is how long a keep-alive connection may wait for
+	// its next request.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 // Config is what `charter serve` runs with.
@@ -46,8 +54,33 @@ type Config struct {
 	DB           string // SQLite file path
 	LogLevel     string // debug, info, warn, error
 	LogFormat    string // text or json
-	MaxBodyBytes int64  // request body limit in bytes
-	MaxSchema    int    // schema text limit in bytes
+	MaxBodyBytes int64  // request body limit in bytes, > 0
+	MaxSchema    int    // schema text limit in bytes, > 0
+	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the HTTP
+	// server's (net/http.Server); zero takes the Default… value.
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
+}
+
+// Validate reports the first setting that cannot work, naming its flag:
+// limits and timeouts must be positive (there is no "unlimited").
+func (c Config) Validate() error {
+	switch {
+	case c.MaxBodyBytes <= 0:
+		return fmt.Errorf("invalid --max-body-bytes %d: want a positive number of bytes", c.MaxBodyBytes)
+	case c.MaxSchema <= 0:
+		return fmt.Errorf("invalid --max-schema-bytes %d: want a positive number of bytes", c.MaxSchema)
+	}
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--read-header-timeout", c.ReadHeaderTimeout}, {"--read-timeout", c.ReadTimeout}, {"--idle-timeout", c.IdleTimeout}} {
+		if d.v <= 0 {
+			return fmt.Errorf("invalid %s %s: want a positive duration such as 30s", d.flag, d.v)
+		}
+	}
+	return nil
 }
 
 // Deps are the command's connections to the outside world.
@@ -93,6 +126,9 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 			if stderr == nil {
 				stderr = cmd.ErrOrStderr()
 			}
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
 			log, err := NewLogger(stderr, cfg.LogLevel, cfg.LogFormat)
 			if err != nil {
 				return err
@@ -105,8 +141,11 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 	f.StringVar(&cfg.DB, "db", DefaultDB, "SQLite database file, created if missing (env "+EnvDB+")")
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
-	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes")
-	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes")
+	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes (> 0; larger bodies get 413)")
+	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes (> 0; larger schemas get 42209)")
+	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", DefaultReadHeaderTimeout, "time a client has to send a request's headers")
+	f.DurationVar(&cfg.ReadTimeout, "read-timeout", DefaultReadTimeout, "time a client has to send a whole request, body included")
+	f.DurationVar(&cfg.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "time an idle keep-alive connection stays open")
 	return cmd
 }
 
@@ -156,7 +195,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, unwrapSyscall(err))
 	}
 	version, commit := buildinfo.Get()
-	svc := registry.NewService(store, Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
+	svc := registry.NewService(store, Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema),
+		registry.WithConsumers(registry.LineageConsumers{Store: store})) // lineage names consumers (issue 5)
 	handler := api.New(svc, api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,
@@ -165,8 +205,9 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 	})
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+		ReadTimeout:       orDefault(cfg.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       orDefault(cfg.IdleTimeout, DefaultIdleTimeout),
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	addr := ln.Addr().String()
@@ -192,6 +233,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 	}
 	log.Info("stopped")
 	return nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 // checkDBPath explains the common mistakes with --db before SQLite gives
