@@ -83,7 +83,7 @@ func TestSlowRequestsAreCut(t *testing.T) {
 		}
 	}()
 	partial := map[string]string{
-		"part of a body": "POST /subjects/s/versions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"schema\":",
+		"part of a body":  "POST /subjects/s/versions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"schema\":",
 		"part of headers": "POST /subjects/s/versions HTTP/1.1\r\nHost: x\r\nContent-Ty",
 	}
 	for name, raw := range partial {
