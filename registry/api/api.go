@@ -79,7 +79,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	svc.OnSchemaForgotten(s.evictByID)
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.logRequests(s.recoverPanics(s.checkContentType(withActor(mux))))
+	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(withActor(mux)))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;

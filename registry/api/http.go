@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"path"
 	"reflect"
 	"runtime/debug"
 	"strconv"
@@ -222,6 +223,29 @@ func (s *server) checkContentType(next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// noPathRedirects answers paths that net/http's ServeMux would redirect
+// to their cleaned form (an empty segment as in /subjects//versions, "."
+// or ".." segments) with an error instead: a redirected POST would turn
+// into a request on another resource (/subjects//versions → a lookup on
+// subject "versions"). An empty subject, config or mode segment is 42208,
+// as an empty subject name is; any other such path is Confluent's 404.
+func (s *server) noPathRedirects(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.EscapedPath()
+		if p == "" || !strings.HasPrefix(p, "/") || path.Clean(p) == strings.TrimSuffix(p, "/") || p == "/" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		for _, prefix := range []string{"/subjects/", "/config/", "/mode/", "/compatibility/subjects/"} {
+			if rest, ok := strings.CutPrefix(p, prefix); ok && (rest == "" || strings.HasPrefix(rest, "/")) {
+				writeError(w, r, s.log, srerr.New(srerr.ErrInvalidSubject, "Invalid subject: the subject name must not be empty"))
+				return
+			}
+		}
+		writeError(w, r, s.log, errNotFound)
 	})
 }
 

@@ -125,3 +125,31 @@ func TestClientGone(t *testing.T) {
 	// The registry is unchanged.
 	e.run([]step{{method: "GET", path: "/subjects/s/versions", json: `[1]`}})
 }
+
+// TestNoPathRedirects: paths that net/http would redirect to a cleaned
+// form get an error instead (a redirected POST would act on another
+// resource); subjects that contain slashes (%2F) still work.
+func TestNoPathRedirects(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("POST", "/subjects/versions/versions", schemaBody(recA))
+	before := e.snapshot()
+	e.run([]step{
+		{method: "POST", path: "/subjects//versions", body: schemaBody(recB), status: 422, code: 42208, contains: []string{"must not be empty"}},
+		{method: "GET", path: "/subjects//versions", status: 422, code: 42208},
+		{method: "POST", path: "/subjects/", body: schemaBody(recA), status: 404, code: 404},
+		{method: "GET", path: "/subjects//versions/1", status: 422, code: 42208},
+		{method: "PUT", path: "/config//", body: `{"compatibility":"NONE"}`, status: 422, code: 42208},
+		{method: "POST", path: "/compatibility/subjects//versions/latest", body: schemaBody(recB), status: 422, code: 42208},
+		{method: "GET", path: "/subjects/./versions", status: 404, code: 404},
+		{method: "GET", path: "/schemas//ids/1", status: 404, code: 404},
+		{method: "GET", path: "//subjects", status: 404, code: 404},
+	})
+	if after := e.snapshot(); after != before {
+		t.Errorf("state changed:\nbefore %s\nafter  %s", before, after)
+	}
+	e.run([]step{
+		{method: "POST", path: "/subjects/a%2F%2Fb/versions", body: schemaBody(recB), json: `{"id":2}`},
+		{method: "GET", path: "/subjects", json: `["a//b","versions"]`},
+		{method: "GET", path: "/subjects/a%2F%2Fb/versions/", status: 404},
+	})
+}
