@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/governance"
@@ -171,10 +172,10 @@ func (u ConfigUpdate) apply(c Config) Config {
 
 // SetConfig applies upd to the config of subject ("" global) and returns
 // the stored result (PUT /config[/{s}]). A level outside the seven
-// Confluent levels (any letter case) is 42203; metadata that is not a
-// JSON object is 42201, a ruleSet 42210; a read-only mode refuses the
-// change with 42205, as Confluent does. The global result always carries
-// a level.
+// Confluent levels (any letter case, no surrounding spaces) is 42203;
+// metadata that is not a JSON object is 42201, a ruleSet 42210; a
+// read-only mode refuses the change with 42205, as Confluent does. The
+// global result always carries a level.
 func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdate) (Config, error) {
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
@@ -182,7 +183,13 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		}
 	}
 	if upd.Compatibility != nil && *upd.Compatibility != "" {
+		// compat.ParseLevel forgives surrounding spaces; Confluent's
+		// CompatibilityLevel.forName does not (42203), and neither does the
+		// API, so that " FULL" is not stored as FULL behind a client's back.
 		l, err := compat.ParseLevel(*upd.Compatibility)
+		if err == nil && strings.TrimSpace(*upd.Compatibility) != *upd.Compatibility {
+			err = errors.New("surrounding spaces")
+		}
 		if err != nil {
 			return Config{}, srerr.New(srerr.ErrInvalidCompatibility,
 				"Invalid compatibility level %q. Valid values are NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL and FULL_TRANSITIVE", *upd.Compatibility)

@@ -13,10 +13,10 @@ import (
 // Modes lists every mode in documentation order.
 var Modes = []Mode{ModeReadWrite, ModeReadOnly, ModeReadOnlyOverride, ModeImport}
 
-// ParseMode accepts a mode name in any letter case; anything else is 42204
-// INVALID_MODE.
+// ParseMode accepts a mode name in any letter case (Confluent upper-cases
+// it); anything else, surrounding spaces included, is 42204 INVALID_MODE.
 func ParseMode(s string) (Mode, error) {
-	m := Mode(strings.ToUpper(strings.TrimSpace(s)))
+	m := Mode(strings.ToUpper(s))
 	for _, known := range Modes {
 		if m == known {
 			return m, nil

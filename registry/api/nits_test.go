@@ -153,3 +153,41 @@ func TestNoPathRedirects(t *testing.T) {
 		{method: "GET", path: "/subjects/a%2F%2Fb/versions/", status: 404},
 	})
 }
+
+// TestLevelAndModeSpelling: levels and modes are accepted in any letter
+// case (Confluent upper-cases them) but not with surrounding or inner
+// spaces, which Confluent rejects (42203, 42204); a refused value leaves
+// the config and mode as they were.
+func TestLevelAndModeSpelling(t *testing.T) {
+	e := newEnv(t)
+	e.mustDo("PUT", "/config/cfg", `{"compatibility":"NONE"}`)
+	tests := []struct {
+		path, body string
+		code       int
+		json       string
+	}{
+		{"/config/cfg", `{"compatibility":"FULL"}`, 0, `{"compatibility":"FULL"}`},
+		{"/config/cfg", `{"compatibility":"backward"}`, 0, `{"compatibility":"BACKWARD"}`},
+		{"/config/cfg", `{"compatibilityLevel":"Full_Transitive"}`, 0, `{"compatibility":"FULL_TRANSITIVE"}`},
+		{"/config/cfg", `{"compatibility":" FULL"}`, 42203, ""},
+		{"/config/cfg", `{"compatibility":"FULL "}`, 42203, ""},
+		{"/config/cfg", `{"compatibility":"\tFULL\n"}`, 42203, ""},
+		{"/config/cfg", `{"compatibility":"FULL TRANSITIVE"}`, 42203, ""},
+		{"/config", `{"compatibility":" NONE"}`, 42203, ""},
+		{"/mode/cfg", `{"mode":"readonly"}`, 0, `{"mode":"READONLY"}`},
+		{"/mode/cfg", `{"mode":"READWRITE"}`, 0, `{"mode":"READWRITE"}`},
+		{"/mode/cfg", `{"mode":" READONLY"}`, 42204, ""},
+		{"/mode/cfg", `{"mode":"IMPORT "}`, 42204, ""},
+	}
+	for _, tc := range tests {
+		before := e.snapshot() + e.mustDo("GET", "/config/cfg", "") + e.mustDo("GET", "/mode/cfg?defaultToGlobal=true", "")
+		if tc.code == 0 {
+			e.run([]step{{method: "PUT", path: tc.path, body: tc.body, json: tc.json}})
+			continue
+		}
+		e.run([]step{{method: "PUT", path: tc.path, body: tc.body, status: 422, code: tc.code}})
+		if after := e.snapshot() + e.mustDo("GET", "/config/cfg", "") + e.mustDo("GET", "/mode/cfg?defaultToGlobal=true", ""); after != before {
+			t.Errorf("PUT %s %s changed the registry:\nbefore %s\nafter  %s", tc.path, tc.body, before, after)
+		}
+	}
+}
