@@ -358,3 +358,50 @@ func BenchmarkParseNestedAnyOf(b *testing.B) {
 		})
 	}
 }
+
+// TestSubschemaLimit: Parse refuses more subschemas than maxSubschemas,
+// counting those of the references too, with a one-line error.
+func TestSubschemaLimit(t *testing.T) {
+	raw, err := parseJSON(nestedAnyOf(3, 7, map[string]any{"type": "string"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countSubschemas(raw); n > maxSubschemas {
+		t.Errorf("report F2's 834 KB schema has %d subschemas, over the limit %d", n, maxSubschemas)
+	} else {
+		t.Logf("report F2's 834 KB schema has %d subschemas", n)
+	}
+	saved := maxSubschemas
+	maxSubschemas = 10
+	defer func() { maxSubschemas = saved }()
+	wide := func(k int) string {
+		return `{"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{"type":"string"},`, k), ",") + `]}`
+	}
+	if _, err := Parse(wide(9), nil); err != nil {
+		t.Errorf("10 subschemas: %v", err)
+	}
+	_, err = Parse(wide(10), nil)
+	want := "invalid JSON schema: it has 11 subschemas with its references, more than Charter's limit of 10 " +
+		"(compiling grows with the square of their number); split it into referenced schemas"
+	if err == nil || err.Error() != want {
+		t.Errorf("11 subschemas: %v, want %s", err, want)
+	}
+	dep := compat.Dependency{Name: "dep.json", Text: wide(5)}
+	if _, err := Parse(`{"properties":{"a":{"$ref":"dep.json"},"b":{"type":"string"},"c":true,"d":{}}}`, []compat.Dependency{dep}); err == nil || !strings.Contains(err.Error(), "it has 11 subschemas") {
+		t.Errorf("5 + 6 subschemas with a reference: %v", err)
+	}
+}
+
+// BenchmarkParseWideAnyOf shows what maxSubschemas bounds: compiling an
+// anyOf of k empty schemas grows with k².
+func BenchmarkParseWideAnyOf(b *testing.B) {
+	for _, k := range []int{2500, 5000, 10000, 20000} {
+		text := `{"anyOf":[` + strings.TrimSuffix(strings.Repeat(`{},`, k), ",") + `]}`
+		b.Run(fmt.Sprintf("subschemas=%d", k+1), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				mustParseI(b, text)
+			}
+		})
+	}
+}

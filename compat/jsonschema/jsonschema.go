@@ -207,6 +207,10 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 		return nil, fmt.Errorf("invalid JSON schema: the document must be an object or a boolean, not %s", kindName(raw.kind))
 	}
 	draft := draftOf(raw)
+	subschemas := countSubschemas(raw)
+	if err := checkSubschemas(subschemas); err != nil {
+		return nil, err
+	}
 
 	c := js.NewCompiler()
 	c.DefaultDraft(jsDraft(draft))
@@ -227,6 +231,10 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 		}
 		if dv.kind != jObject && dv.kind != jBool {
 			return nil, fmt.Errorf("reference %q: invalid JSON schema: the document must be an object or a boolean, not %s", d.Name, kindName(dv.kind))
+		}
+		subschemas += countSubschemas(dv)
+		if err := checkSubschemas(subschemas); err != nil {
+			return nil, err
 		}
 		ref, err := url.Parse(d.Name)
 		if err != nil || d.Name == "" {
