@@ -61,10 +61,23 @@ type RuleInfo struct {
 	// every format.
 	Format   compat.SchemaType `json:"format,omitempty"`
 	Category string            `json:"category"`
-	// Severity is the default severity of the rule's findings.
+	// Severity is the default severity of the rule's findings (once
+	// switched on, for an Off rule).
 	Severity policy.Severity `json:"severity"`
-	Purpose  string          `json:"purpose"`
-	Source   string          `json:"source,omitempty"`
+	// Off marks a rule that reports nothing unless configured
+	// (policy.Rule.Off).
+	Off     bool   `json:"off,omitempty"`
+	Purpose string `json:"purpose"`
+	Source  string `json:"source,omitempty"`
+}
+
+// DefaultSeverity is what the rule reports at by default: "off" for an
+// Off rule, else its severity's name.
+func (r RuleInfo) DefaultSeverity() string {
+	if r.Off {
+		return "off"
+	}
+	return r.Severity.String()
 }
 
 // Rules lists every rule a check can report: the compat rules of every
@@ -77,7 +90,7 @@ func Rules() []RuleInfo {
 		out = append(out, RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source})
 	}
 	for _, r := range policy.Rules() {
-		out = append(out, RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Purpose: r.Purpose, Source: r.Source})
+		out = append(out, RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source})
 	}
 	sortRules(out)
 	return out
@@ -93,7 +106,7 @@ func LookupRule(id string) (RuleInfo, bool) {
 		return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source}, true
 	}
 	if r, ok := policy.LookupRule(id); ok {
-		return RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Purpose: r.Purpose, Source: r.Source}, true
+		return RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source}, true
 	}
 	return RuleInfo{}, false
 }

@@ -25,7 +25,7 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 			st.subject.Render(pad("CATEGORY", catW)), st.subject.Render(pad("SEVERITY", 8)), st.subject.Render("PURPOSE"))
 		for _, r := range rules {
 			fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", st.rule.Render(pad(r.ID, idW)), pad(formatName(r), fmtW), pad(r.Category, catW),
-				st.sev[r.Severity].Render(pad(r.Severity.String(), 8)), r.Purpose)
+				severityCell(st, r), r.Purpose)
 		}
 		fmt.Fprintf(&b, "\n%d rules\n", len(rules))
 	case JSON:
@@ -44,7 +44,7 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 	case Markdown:
 		b.WriteString("| ID | Format | Category | Severity | Purpose |\n| --- | --- | --- | --- | --- |\n")
 		for _, r := range rules {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", code(r.ID), formatName(r), r.Category, r.Severity, cell(r.Purpose))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", code(r.ID), formatName(r), r.Category, r.DefaultSeverity(), cell(r.Purpose))
 		}
 	default:
 		return fmt.Errorf("invalid --format %q for rules: want text, json or markdown", f)
@@ -60,4 +60,13 @@ func formatName(r project.RuleInfo) string {
 		return "any"
 	}
 	return string(r.Format)
+}
+
+// severityCell is the padded default severity of r: "off", unstyled, for
+// a rule that reports nothing until configured.
+func severityCell(st styles, r project.RuleInfo) string {
+	if r.Off {
+		return pad(r.DefaultSeverity(), 8)
+	}
+	return st.sev[r.Severity].Render(pad(r.Severity.String(), 8))
 }

@@ -92,3 +92,50 @@ func TestRulesFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesOffByDefault: a rule that reports nothing until configured
+// (policy.Rule.Off) shows "off" as its default severity in text and
+// Markdown, and "off": true beside its switched-on severity in JSON; every
+// other rule shows its severity. Checked for every registered policy rule.
+func TestRulesOffByDefault(t *testing.T) {
+	t.Parallel()
+	_, text, _ := run("rules")
+	_, md, _ := run("rules", "--format", "markdown")
+	_, js, _ := run("rules", "--format", "json")
+	var doc struct {
+		Rules []project.RuleInfo `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	inJSON := map[string]project.RuleInfo{}
+	for _, r := range doc.Rules {
+		inJSON[r.ID] = r
+	}
+	textSeverity := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) >= 4 {
+			textSeverity[f[0]] = f[3]
+		}
+	}
+	offs := 0
+	for _, r := range policy.Rules() {
+		want := r.Severity.String()
+		if r.Off {
+			want = "off"
+			offs++
+		}
+		if got := textSeverity[r.ID]; got != want {
+			t.Errorf("text: %s shows %q, want %q", r.ID, got, want)
+		}
+		if !strings.Contains(md, "| `"+r.ID+"` | any | "+r.Category+" | "+want+" |") {
+			t.Errorf("markdown: no row for %s with severity %q", r.ID, want)
+		}
+		if j := inJSON[r.ID]; j.Off != r.Off || j.Severity != r.Severity {
+			t.Errorf("json: %s off=%v severity=%v, want off=%v severity=%v", r.ID, j.Off, j.Severity, r.Off, r.Severity)
+		}
+	}
+	if offs == 0 {
+		t.Fatal("no off-by-default rule registered: the test checks nothing about them")
+	}
+}
