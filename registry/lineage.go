@@ -285,6 +285,27 @@ func (s *Service) declarations(ctx context.Context, tx Tx, g GovernanceTx, subje
 			d.Versions = append(d.Versions, lineage.SchemaVersion{Subject: sub, Version: v.Version, Fields: compat.Fields(p)})
 			have[sub] = true
 		}
+		if have[sub] {
+			// The latest version's fields carry every tag source
+			// (inline, metadata globs, governance tags).
+			tv, err := s.tagsView(ctx, tx, g, sub)
+			if err != nil {
+				return lineage.Declarations{}, err
+			}
+			tags := map[string][]string{}
+			for _, f := range tv.Fields {
+				tags[f.Path] = f.Tags
+			}
+			last := &d.Versions[len(d.Versions)-1]
+			fields := make([]compat.Field, len(last.Fields))
+			copy(fields, last.Fields)
+			for i := range fields {
+				if ts := tags[fields[i].Path]; len(ts) > 0 {
+					fields[i].Tags = append(append([]string(nil), fields[i].Tags...), ts...)
+				}
+			}
+			last.Fields = fields
+		}
 	}
 	ps := d.Producers[:0]
 	for _, p := range d.Producers {
