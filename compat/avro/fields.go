@@ -43,28 +43,37 @@ const (
 //     fields of types defined in a referenced schema.
 //
 // A record already on the path (a recursive type) is listed as a field but
-// not entered again.
+// not entered again. A record reused by many fields is entered at most
+// [MaxRecordEntries] times, so a small schema whose records each use the
+// one below several times (3^n paths) cannot make the list explode: every
+// field of every record is still listed at least once.
 func (s *Schema) Fields() []compat.Field {
 	if s == nil || s.root == nil {
 		return nil
 	}
-	l := fieldLister{}
+	l := fieldLister{entries: map[*node]int{}}
 	l.walk(s.root, "")
 	return l.out
 }
 
+// MaxRecordEntries bounds how many times Fields lists the fields of one
+// record type reached through different paths.
+const MaxRecordEntries = 10_000
+
 type fieldLister struct {
-	out   []compat.Field
-	onTop []*node // records on the current path
+	out     []compat.Field
+	onTop   []*node       // records on the current path
+	entries map[*node]int // times each record's fields were listed
 }
 
 // walk lists the fields inside type n, whose own path is path.
 func (l *fieldLister) walk(n *node, path string) {
 	switch n.kind {
 	case kRecord:
-		if slices.Contains(l.onTop, n) {
+		if slices.Contains(l.onTop, n) || l.entries[n] >= MaxRecordEntries {
 			return
 		}
+		l.entries[n]++
 		l.onTop = append(l.onTop, n)
 		for _, f := range n.fields {
 			fp := path + "." + f.name
