@@ -58,7 +58,7 @@ func (s *Schema) Fields() []compat.Field {
 
 // MaxRecordEntries bounds how many times Fields lists the fields of one
 // record type reached through different paths.
-const MaxRecordEntries = 10_000
+const MaxRecordEntries = 1_000
 
 type fieldLister struct {
 	out     []compat.Field
