@@ -105,6 +105,25 @@ func TopLevel(t compat.SchemaType, fields []compat.Field) []compat.Field {
 	return out
 }
 
+// byParent groups fields by the path of their parent record, in one pass
+// (childrenOf for every path at once); key "" holds the top level as
+// TopLevel sees it.
+func byParent(t compat.SchemaType, fields []compat.Field) map[string][]compat.Field {
+	out := make(map[string][]compat.Field)
+	for _, f := range fields {
+		p := parentPath(f.Path)
+		out[p] = append(out[p], f)
+	}
+	if t == compat.Protobuf {
+		if len(fields) == 0 {
+			out[""] = nil
+		} else {
+			out[""] = out[parentPath(fields[0].Path)]
+		}
+	}
+	return out
+}
+
 // childrenOf returns the fields whose parent is path ("" for the top
 // level, as TopLevel).
 func childrenOf(t compat.SchemaType, fields []compat.Field, path string) []compat.Field {
