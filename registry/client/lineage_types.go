@@ -1,0 +1,124 @@
+package client
+
+import "time"
+
+// VersionRange is the subject versions a consumer reads: From to To
+// inclusive, To 0 for "and every later version".
+type VersionRange struct {
+	From int `json:"from"`
+	To   int `json:"to,omitempty"`
+}
+
+// Producer is a service that writes a subject, with the versions it emits
+// (none: unspecified).
+type Producer struct {
+	Service  string `json:"service"`
+	Subject  string `json:"subject"`
+	Versions []int  `json:"versions,omitempty"`
+}
+
+// Consumer is a service that reads a subject: the field paths it reads
+// (".carrier_code"), the versions, and where that is known from (Source
+// "declared" or "contract", with the contract's version and branch).
+type Consumer struct {
+	Service         string       `json:"service"`
+	Subject         string       `json:"subject"`
+	Fields          []string     `json:"fields"`
+	Range           VersionRange `json:"range"`
+	Source          string       `json:"source"`
+	ContractVersion string       `json:"contractVersion,omitempty"`
+	Branch          string       `json:"branch,omitempty"`
+	Since           time.Time    `json:"since,omitzero"`
+}
+
+// LineageChange is one entry of the lineage history: Kind "set_producer",
+// "remove_producer", "set_consumer" or "remove_consumer", with the
+// producer or consumer it sets or removes.
+type LineageChange struct {
+	Revision int64     `json:"revision"`
+	At       time.Time `json:"at"`
+	Actor    string    `json:"actor,omitempty"`
+	Kind     string    `json:"kind"`
+	Producer *Producer `json:"producer,omitempty"`
+	Consumer *Consumer `json:"consumer,omitempty"`
+}
+
+// ImpactQuery asks who is affected by a change of one field: Change is
+// "remove" (default), "rename", "retype" or "deprecate"; Version, when
+// not 0, limits the answer to consumers reading that version.
+type ImpactQuery struct {
+	Subject string
+	Path    string
+	Change  string
+	Version int
+}
+
+// Impact is one consumer a field change affects: the fields it reads
+// that the change touches, the versions it reads and where that is known
+// from.
+type Impact struct {
+	Service         string       `json:"service"`
+	Subject         string       `json:"subject"`
+	Change          string       `json:"change"`
+	Fields          []string     `json:"fields"`
+	Range           VersionRange `json:"range"`
+	Source          string       `json:"source"`
+	ContractVersion string       `json:"contractVersion,omitempty"`
+	Branch          string       `json:"branch,omitempty"`
+	Since           time.Time    `json:"since,omitzero"`
+}
+
+// Reader is a consumer of a tagged field, since when.
+type Reader struct {
+	Service string       `json:"service"`
+	Fields  []string     `json:"fields"`
+	Range   VersionRange `json:"range"`
+	Source  string       `json:"source"`
+	Since   time.Time    `json:"since,omitzero"`
+}
+
+// Exposure is a field carrying a tag (PII), the versions that have it and
+// the consumers that read it.
+type Exposure struct {
+	Subject  string   `json:"subject"`
+	Path     string   `json:"path"`
+	Tags     []string `json:"tags"`
+	Versions []int    `json:"versions"`
+	Readers  []Reader `json:"readers"`
+}
+
+// LineageGraph is the lineage graph as JSON: services, subjects, versions
+// and fields as nodes (Kind "service", "subject", "version", "field");
+// edges of Kind "produces", "consumes", "has_version", "declares" and
+// "reads".
+type LineageGraph struct {
+	Nodes []LineageNode `json:"nodes"`
+	Edges []LineageEdge `json:"edges"`
+}
+
+// LineageNode is a node of the graph; ID is "service:NAME",
+// "subject:NAME", "version:SUBJECT:N" or "field:SUBJECT:PATH".
+type LineageNode struct {
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Name       string   `json:"name"`
+	Subject    string   `json:"subject,omitempty"`
+	Version    int      `json:"version,omitempty"`
+	Path       string   `json:"path,omitempty"`
+	Type       string   `json:"type,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Deprecated bool     `json:"deprecated,omitempty"`
+	Versions   []int    `json:"versions,omitempty"`
+}
+
+// LineageEdge is an edge of the graph between two node IDs.
+type LineageEdge struct {
+	Kind     string        `json:"kind"`
+	From     string        `json:"from"`
+	To       string        `json:"to"`
+	Versions []int         `json:"versions,omitempty"`
+	Fields   []string      `json:"fields,omitempty"`
+	Range    *VersionRange `json:"range,omitempty"`
+	Source   string        `json:"source,omitempty"`
+	Since    time.Time     `json:"since,omitzero"`
+}
