@@ -15,15 +15,26 @@ import (
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
-// DumpFormat is the Format of every Dump this package writes; Import
-// refuses any other.
-const DumpFormat = "charter-registry-dump/v1"
+// DumpFormat is the Format of every Dump this package writes. ReadDump
+// and Import also take DumpFormatV1 (a dump without governance data) and
+// refuse any other.
+const DumpFormat = "charter-registry-dump/v2"
+
+// DumpFormatV1 is the format of the dumps written before governance data
+// was added (v2 adds Dump.Governance).
+const DumpFormatV1 = "charter-registry-dump/v1"
 
 // Dump is a whole registry as Export reads it and Import restores it:
 // every schema by global ID, every subject with its versions (soft-deleted
 // ones included), the configs and modes of the global scope and of each
 // subject. Lists are sorted (schemas by ID, subjects by name, versions
 // ascending), so two dumps of equal registries are equal JSON.
+//
+// A schema is stored once, by ID, as GET /schemas/ids/{id} gives it; a
+// version holds only its number, schema ID and deleted flag. What GET
+// /subjects/{s}/versions/{v} adds per subject (the owner's metadata
+// properties, see DumpSubjectGovernance.Owner) is not schema content: it
+// is restored with the governance data.
 //
 // A subject that has a config or a mode but no version at all (not even a
 // soft-deleted one) is not listed by the REST API, so it is not in the
@@ -36,6 +47,9 @@ type Dump struct {
 	Mode     string        `json:"mode"`
 	Schemas  []DumpSchema  `json:"schemas"`
 	Subjects []DumpSubject `json:"subjects"`
+	// Governance is Charter's governance data (format v2; nil in a v1
+	// dump).
+	Governance *DumpGovernance `json:"governance,omitempty"`
 }
 
 // DumpSchema is one stored schema with its global ID. Metadata and
@@ -75,6 +89,9 @@ type DumpCounts struct {
 	// Configs and Modes count the subject-level ones.
 	Configs int `json:"configs"`
 	Modes   int `json:"modes"`
+	// Governance counts governance records: policies, owners, tag sets,
+	// dismissals, deprecations and extensions.
+	Governance int `json:"governance,omitempty"`
 }
 
 // Counts returns what d holds.
@@ -94,6 +111,7 @@ func (d *Dump) Counts() DumpCounts {
 			n.Modes++
 		}
 	}
+	n.Governance = d.Governance.count()
 	return n
 }
 
@@ -146,11 +164,23 @@ func jsonEqual(a, b json.RawMessage) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// ExportOptions tune Export.
+type ExportOptions struct {
+	// Audit adds the governance audit log to the dump (read-only: Import
+	// does not write it back).
+	Audit bool
+}
+
 // Export reads the whole registry: every subject (soft-deleted ones
-// included), every version with its schema, and the configs and modes.
-// It reads through the REST API, one request at a time; a registry that
-// changes meanwhile may give a dump that mixes before and after.
-func (c *Client) Export(ctx context.Context) (*Dump, error) {
+// included), every version, every schema by ID, the configs and modes,
+// and the governance data (see DumpGovernance). It reads through the REST
+// API, one request at a time; a registry that changes meanwhile may give
+// a dump that mixes before and after.
+func (c *Client) Export(ctx context.Context, options ...ExportOptions) (*Dump, error) {
+	var opts ExportOptions
+	for _, o := range options {
+		opts.Audit = opts.Audit || o.Audit
+	}
 	d := &Dump{Format: DumpFormat}
 	var err error
 	if d.Config, err = c.Config(ctx, "", false); err != nil {
@@ -165,6 +195,7 @@ func (c *Client) Export(ctx context.Context) (*Dump, error) {
 	}
 	sort.Strings(subjects)
 	schemas := map[int64]DumpSchema{}
+	var ids []int64
 	for _, name := range subjects {
 		s := DumpSubject{Subject: name}
 		states, err := c.VersionStates(ctx, name, true)
@@ -177,11 +208,16 @@ func (c *Client) Export(ctx context.Context) (*Dump, error) {
 			if err := c.do(ctx, "GET", []string{"subjects", name, "versions", itoa(st.Version)}, q, nil, &v); err != nil {
 				return nil, fmt.Errorf("export: get version %d of subject %q: %w", st.Version, name, err)
 			}
-			sch := v.schema()
-			if prev, ok := schemas[v.ID]; ok && !sameSchema(prev, sch) {
-				return nil, fmt.Errorf("export: schema %d differs between two of its versions (version %d of subject %q)", v.ID, st.Version, name)
+			// The version's metadata may carry the subject's owner (a
+			// view): the schema's own content comes by ID, once.
+			if _, ok := schemas[v.ID]; !ok {
+				sch, err := c.rawSchema(ctx, v.ID)
+				if err != nil {
+					return nil, fmt.Errorf("export: version %d of subject %q: %w", st.Version, name, err)
+				}
+				schemas[v.ID] = sch
+				ids = append(ids, v.ID)
 			}
-			schemas[v.ID] = sch
 			s.Versions = append(s.Versions, DumpVersion{Version: st.Version, ID: v.ID, Deleted: st.Deleted})
 		}
 		cfg, err := c.Config(ctx, name, false)
@@ -205,20 +241,37 @@ func (c *Client) Export(ctx context.Context) (*Dump, error) {
 		}
 		d.Subjects = append(d.Subjects, s)
 	}
-	d.Schemas = make([]DumpSchema, 0, len(schemas))
-	for _, s := range schemas {
-		d.Schemas = append(d.Schemas, s)
+	slices.Sort(ids)
+	d.Schemas = make([]DumpSchema, 0, len(ids))
+	for _, id := range ids {
+		d.Schemas = append(d.Schemas, schemas[id])
 	}
-	sort.Slice(d.Schemas, func(i, j int) bool { return d.Schemas[i].ID < d.Schemas[j].ID })
 	if d.Subjects == nil {
 		d.Subjects = []DumpSubject{}
 	}
+	if d.Governance, err = c.exportGovernance(ctx, subjects, opts); err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
 	return d, nil
+}
+
+// rawSchema returns schema id as GET /schemas/ids/{id} stores it, its
+// metadata and ruleSet raw.
+func (c *Client) rawSchema(ctx context.Context, id int64) (DumpSchema, error) {
+	var v rawVersion
+	if err := c.do(ctx, "GET", []string{"schemas", "ids", itoa(id)}, nil, nil, &v); err != nil {
+		return DumpSchema{}, fmt.Errorf("get schema %d: %w", id, err)
+	}
+	v.ID = id
+	return v.schema(), nil
 }
 
 // ReadDump decodes a dump and checks it (see Dump.Validate).
 func ReadDump(data []byte) (*Dump, error) {
 	var d Dump
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("read dump: the dump is empty (0 bytes of JSON)")
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
@@ -234,11 +287,16 @@ func ReadDump(data []byte) (*Dump, error) {
 // and versions, every version's schema present, every reference naming a
 // version of the dump, and no reference cycle.
 func (d *Dump) Validate() error {
-	if d.Format != DumpFormat {
-		return fmt.Errorf("read dump: format %q, want %q", d.Format, DumpFormat)
+	if d.Format != DumpFormat && d.Format != DumpFormatV1 {
+		return fmt.Errorf("read dump: format %q, want %q (or %q)", d.Format, DumpFormat, DumpFormatV1)
 	}
-	_, err := d.importOrder()
-	return err
+	if d.Format == DumpFormatV1 && d.Governance != nil {
+		return fmt.Errorf("read dump: format %q has no governance data; a dump with it is %q", DumpFormatV1, DumpFormat)
+	}
+	if _, err := d.importOrder(); err != nil {
+		return err
+	}
+	return d.Governance.validate()
 }
 
 // node is one subject version to import.
@@ -355,6 +413,10 @@ type ImportOptions struct {
 	// Progress, when set, is called after each version is registered,
 	// with how many are done out of how many.
 	Progress func(done, total int)
+	// Warn, when set, is told each thing of the dump that the import
+	// cannot restore as it is (one sentence each; see
+	// DumpGovernance).
+	Warn func(msg string)
 }
 
 // ErrNotEmpty is returned by Import, without writing anything, when the
@@ -533,6 +595,14 @@ func (c *Client) importAll(ctx context.Context, d *Dump, order []node, restore m
 	if _, err := c.SetConfig(ctx, "", d.Config.Update()); err != nil {
 		return n, fmt.Errorf("import: %w", err)
 	}
+	// Governance after the versions (deprecations name fields of the
+	// latest ones) and before the modes (a READONLY subject takes no
+	// deprecation).
+	g, err := c.importGovernance(ctx, d.Governance, opts.Warn)
+	n.Governance = g
+	if err != nil {
+		return n, fmt.Errorf("import: %w", err)
+	}
 	for _, s := range d.Subjects {
 		mode := s.Mode
 		if mode == "" {
@@ -564,6 +634,7 @@ func (c *Client) verifyImport(ctx context.Context, d *Dump) error {
 	for _, s := range d.Schemas {
 		schemas[s.ID] = s
 	}
+	verified := map[int64]bool{}
 	for _, s := range d.Subjects {
 		for _, v := range s.Versions {
 			var got rawVersion
@@ -572,9 +643,21 @@ func (c *Client) verifyImport(ctx context.Context, d *Dump) error {
 				return fmt.Errorf("import: verify subject %q version %d: %w", s.Subject, v.Version, err)
 			}
 			want := schemas[v.ID]
-			if got.ID != v.ID || !sameSchema(got.schema(), want) {
-				return fmt.Errorf("import: verify subject %q version %d: the registry holds schema %d %s, the dump schema %d %s",
-					s.Subject, v.Version, got.ID, describe(got.schema()), v.ID, describe(want))
+			if got.ID != v.ID {
+				return fmt.Errorf("import: verify subject %q version %d: the registry holds schema %d, the dump schema %d", s.Subject, v.Version, got.ID, v.ID)
+			}
+			// The content by ID: the version's metadata shows the
+			// subject's owner too.
+			if !verified[v.ID] {
+				have, err := c.rawSchema(ctx, v.ID)
+				if err != nil {
+					return fmt.Errorf("import: verify subject %q version %d: %w", s.Subject, v.Version, err)
+				}
+				if !sameSchema(have, want) {
+					return fmt.Errorf("import: verify subject %q version %d: the registry holds schema %d %s, the dump schema %d %s",
+						s.Subject, v.Version, have.ID, describe(have), v.ID, describe(want))
+				}
+				verified[v.ID] = true
 			}
 			if got.Deleted != v.Deleted {
 				return fmt.Errorf("import: verify subject %q version %d: deleted is %t, the dump says %t", s.Subject, v.Version, got.Deleted, v.Deleted)

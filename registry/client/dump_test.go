@@ -225,7 +225,7 @@ func TestReadDumpErrors(t *testing.T) {
 		dump client.Dump
 		want string
 	}{
-		{"format", client.Dump{Format: "other"}, `format "other", want "charter-registry-dump/v1"`},
+		{"format", client.Dump{Format: "other"}, `format "other", want "charter-registry-dump/v2" (or "charter-registry-dump/v1")`},
 		{"duplicate id", client.Dump{Schemas: []client.DumpSchema{avro(1), avro(1)}}, "schema id 1 is listed twice"},
 		{"bad id", client.Dump{Schemas: []client.DumpSchema{avro(0)}}, "schema id 0: want a positive id"},
 		{"missing schema", client.Dump{Subjects: []client.DumpSubject{{Subject: "a", Versions: []client.DumpVersion{{Version: 1, ID: 9}}}}},

@@ -215,7 +215,7 @@ func TestExportImport(t *testing.T) {
 			ID int64 `json:"id"`
 		} `json:"schemas"`
 	}
-	if err := json.Unmarshal(a, &d); err != nil || d.Format != "charter-registry-dump/v1" || len(d.Schemas) != 4 {
+	if err := json.Unmarshal(a, &d); err != nil || d.Format != "charter-registry-dump/v2" || len(d.Schemas) != 4 {
 		t.Errorf("dump: %+v, %v", d, err)
 	}
 }

@@ -3,6 +3,7 @@
 package importcmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,8 +25,16 @@ func NewCommand(name string) *cobra.Command {
 		Long: `Restore a registry dump (FILE, or - for stdin) through the REST API: the global
 mode goes to IMPORT, every version is registered with its schema ID and version
 number (referenced schemas first), soft-deleted versions are deleted again,
-then the configs and modes are set, and every version is read back and
-compared with the dump.
+then the configs, the governance data (policies, owners, tags, dismissals,
+deprecations and their extensions) and the modes are set, and every version is
+read back and compared with the dump. Dumps of format v1 (no governance data)
+are read too.
+
+Governance records get the import's time and actor: deprecation countdowns
+start again from the import (same TTL), and an extension that has ended by
+then is skipped. Each thing not restored as it is in the dump is printed on
+stderr as a warning: deprecations declared by a schema's own mark, ended
+extensions, removed fields and the audit log (both read-only).
 
 The registry must be empty unless --force is given; then versions it already
 holds with the same ID are kept (a stopped import can be resumed) and any other
@@ -50,6 +59,9 @@ difference fails the import. When a step fails, the global mode is put back.`,
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
 			}
+			if len(bytes.TrimSpace(data)) == 0 {
+				return fmt.Errorf("import: %s is empty; want a dump written by charter export", args[0])
+			}
 			d, err := client.ReadDump(data)
 			if err != nil {
 				return err
@@ -58,6 +70,7 @@ difference fails the import. When a step fails, the global mode is put back.`,
 			if err != nil {
 				return err
 			}
+			o.Warn = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "charter: warning: %s\n", msg) }
 			n, err := c.Import(cmd.Context(), d, o)
 			if errors.Is(err, client.ErrNotEmpty) {
 				return fmt.Errorf("%w; import into an empty registry, or pass --force to add the dump to what it holds", err)

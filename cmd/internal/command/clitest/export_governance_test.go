@@ -1,0 +1,70 @@
+package clitest_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/cmd/internal/cli"
+	"github.com/charter-dev/charter/cmd/internal/command/clitest"
+	"github.com/charter-dev/charter/registry/project/projecttest"
+)
+
+// TestExportOwnedSharedSchema is fresh-user report 2's H1 through the
+// CLI: one schema under two subjects, one owned, used to make export fail
+// ("schema 1 differs between two of its versions"). The dump now holds
+// the schema once and the owner in its governance data, and an import
+// restores the owner; an empty dump file is named as such.
+func TestExportOwnedSharedSchema(t *testing.T) {
+	t.Parallel()
+	_, src := projecttest.Registry(t)
+	_, dst := projecttest.Registry(t)
+	dir := t.TempDir()
+	dump, again := filepath.Join(dir, "dump.json"), filepath.Join(dir, "again.json")
+	run := func(reg string, want int, args ...string) clitest.Result {
+		t.Helper()
+		r := clitest.Run(t, append([]string{"--registry", reg}, args...)...)
+		if r.Code != want {
+			t.Fatalf("charter %s: rc %d, want %d\n%s%s", strings.Join(args, " "), r.Code, want, r.Stdout, r.Stderr)
+		}
+		return r
+	}
+	run(src, cli.ExitOK, "register", "a-value", schemas+"customer.avsc")
+	run(src, cli.ExitOK, "register", "b-value", schemas+"customer.avsc")
+	run(src, cli.ExitOK, "owners", "a-value", "--team", "t", "--contact", "c")
+	run(src, cli.ExitOK, "export", "--file", dump)
+	r := run(dst, cli.ExitOK, "import", dump)
+	if r.Stderr != "" {
+		t.Errorf("import warnings: %q", r.Stderr)
+	}
+	if r := run(dst, cli.ExitOK, "owners", "a-value", "-o", "json"); !strings.Contains(r.Stdout, `"team": "t"`) {
+		t.Errorf("owner of a-value after import: %s", r.Stdout)
+	}
+	run(dst, cli.ExitOK, "export", "--file", again)
+	a, _ := os.ReadFile(dump)
+	var d struct {
+		Schemas    []json.RawMessage `json:"schemas"`
+		Governance struct {
+			Subjects []struct {
+				Subject string `json:"subject"`
+			} `json:"subjects"`
+		} `json:"governance"`
+	}
+	if err := json.Unmarshal(a, &d); err != nil || len(d.Schemas) != 1 || len(d.Governance.Subjects) != 1 || d.Governance.Subjects[0].Subject != "a-value" {
+		t.Errorf("dump %s: %v", a, err)
+	}
+	// Owners carry the time they were set: compare without it.
+	b, _ := os.ReadFile(again)
+	if len(a) != len(b) {
+		t.Errorf("the imported registry exports differently:\n%s\nwant\n%s", b, a)
+	}
+	empty := filepath.Join(dir, "empty.json")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(dst, cli.ExitError, "import", empty); !strings.Contains(r.Stderr, "empty.json is empty; want a dump written by charter export") {
+		t.Errorf("import of an empty file: %q", r.Stderr)
+	}
+}
