@@ -25,7 +25,8 @@ type PublishContract struct {
 // ContractRecord is a published contract as stored, with its verification
 // against the subject version that was latest at publication (Version).
 // Reads are the schema paths the contract reads (".carrier_code");
-// Revision is the lineage revision that recorded them.
+// Revision is the lineage revision that recorded them. Pact is the pact
+// file as published (omitted when encoding a record with none).
 type ContractRecord struct {
 	Subject         string          `json:"subject"`
 	Consumer        string          `json:"consumer"`
@@ -34,7 +35,7 @@ type ContractRecord struct {
 	Provider        string          `json:"provider,omitempty"`
 	Spec            string          `json:"spec"`
 	Interactions    int             `json:"interactions"`
-	Pact            json.RawMessage `json:"pact"`
+	Pact            json.RawMessage `json:"pact,omitempty"`
 	PublishedAt     time.Time       `json:"publishedAt"`
 	By              string          `json:"by,omitempty"`
 	Version         int             `json:"version"`

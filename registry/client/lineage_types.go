@@ -1,6 +1,9 @@
 package client
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // VersionRange is the subject versions a consumer reads: From to To
 // inclusive, To 0 for "and every later version".
@@ -121,4 +124,16 @@ type LineageEdge struct {
 	Range    *VersionRange `json:"range,omitempty"`
 	Source   string        `json:"source,omitempty"`
 	Since    time.Time     `json:"since,omitzero"`
+}
+
+// String renders the range as "3..", "1..4" or "2" (as package lineage
+// does).
+func (r VersionRange) String() string {
+	switch {
+	case r.To == 0:
+		return strconv.Itoa(r.From) + ".."
+	case r.To == r.From:
+		return strconv.Itoa(r.From)
+	}
+	return strconv.Itoa(r.From) + ".." + strconv.Itoa(r.To)
 }

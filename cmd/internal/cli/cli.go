@@ -26,6 +26,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	importcmd "github.com/charter-dev/charter/cmd/internal/command/import"
 	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
+	lineagecmd "github.com/charter-dev/charter/cmd/internal/command/lineage"
 	"github.com/charter-dev/charter/cmd/internal/command/lookup"
 	"github.com/charter-dev/charter/cmd/internal/command/mode"
 	"github.com/charter-dev/charter/cmd/internal/command/owners"
@@ -100,6 +101,7 @@ func NewRootCommand(env Env) *cobra.Command {
 		tags.NewCommand("tags", tags.Deps{}),
 		changelog.NewCommand("changelog", changelog.Deps{}),
 		audit.NewCommand("audit", audit.Deps{}),
+		lineagecmd.NewCommand("lineage", lineagecmd.Deps{}),
 	)
 	return root
 }

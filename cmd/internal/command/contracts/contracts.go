@@ -34,7 +34,7 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 		Short: "Verify consumer contracts (Pact message pacts) against schemas",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newVerifyCommand("verify", deps))
+	cmd.AddCommand(newVerifyCommand("verify", deps), newPublishCommand("publish", deps)) // publish.go
 	return cmd
 }
 
