@@ -54,14 +54,16 @@ func avroStateOf(v *version) *avroState { return v.state.(*avroState) }
 
 func hambaOf(v *version) hamba.Schema { return avroStateOf(v).schema }
 
-// decoder decodes with the writer's compiled decoder when no resolution
-// is needed, else with hamba (reader/writer resolution, or a schema
-// outside the compiled subset).
+// decoder decodes with a compiled decoder: the writer's own, or one
+// compiled for the (writer, reader) pair; hamba decodes what is outside
+// the compiled subset.
 func (avroCodec) decoder(writer, reader *version) (decodeFunc, error) {
 	if reader == writer {
 		if rd := avroStateOf(writer).dec; rd != nil {
 			return rd.decode, nil
 		}
+	} else if rd, ok := compileAvroResolver(hambaOf(writer), hambaOf(reader)); ok {
+		return rd.decode, nil
 	}
 	schema := hambaOf(writer)
 	if reader != writer {

@@ -50,10 +50,24 @@ type avroDecodeState struct {
 	size int
 }
 
-// avroRecordDecoder decodes a top-level record into map[string]any.
+// avroRecordDecoder decodes a record into map[string]any: its fields in
+// the order they were written, then (when resolving) the reader's
+// defaults for fields the writer lacks.
 type avroRecordDecoder struct {
 	names  []string
 	fields []avroDecoder
+	// skips lists the fields that are read but not kept (writer fields
+	// the reader does not have), ascending.
+	skips    []int
+	defaults []avroDefault
+}
+
+// avroDefault is a reader field's default in decoded form; a mutable one
+// (a map, slice, bytes or decimal) is copied for each event.
+type avroDefault struct {
+	name    string
+	value   any
+	mutable bool
 }
 
 // readers reuses hamba Readers (and their byte slabs) across decodes.
@@ -81,15 +95,35 @@ func (rd *avroRecordDecoder) decode(payload []byte) (map[string]any, error) {
 }
 
 func (rd *avroRecordDecoder) record(d *avroDecodeState) map[string]any {
-	m := make(map[string]any, len(rd.fields))
+	m := make(map[string]any, len(rd.fields)-len(rd.skips)+len(rd.defaults))
+	skips := rd.skips
 	for i, f := range rd.fields {
 		v := f(d)
 		if d.r.Error != nil {
 			return nil
 		}
+		if len(skips) > 0 && skips[0] == i {
+			skips = skips[1:]
+			continue
+		}
 		m[rd.names[i]] = v
 	}
+	for _, df := range rd.defaults {
+		if df.mutable {
+			m[df.name] = copyDecoded(df.value)
+		} else {
+			m[df.name] = df.value
+		}
+	}
 	return m
+}
+
+// value is record as an avroDecoder (a nested record).
+func (rd *avroRecordDecoder) value(d *avroDecodeState) any {
+	if m := rd.record(d); m != nil {
+		return m
+	}
+	return nil // an error; a nil map in an `any` would not be nil
 }
 
 // decodeError words a Reader error; running out of bytes is a truncated
@@ -113,7 +147,8 @@ func compileAvroDecoder(s hamba.Schema) (rd *avroRecordDecoder, ok bool) {
 }
 
 type avroDecCompiler struct {
-	open map[*hamba.RecordSchema]bool // records being compiled: recursion
+	open   map[*hamba.RecordSchema]bool // records being compiled: recursion
+	compat *hamba.SchemaCompatibility   // when resolving
 }
 
 func (c *avroDecCompiler) record(rs *hamba.RecordSchema) (*avroRecordDecoder, bool) {
@@ -245,59 +280,19 @@ func (c *avroDecCompiler) compile(s hamba.Schema) (avroDecoder, bool) {
 		if !ok {
 			return nil, false
 		}
-		return func(d *avroDecodeState) any {
-			arr := make([]any, 0)
-			for {
-				n := d.block("array")
-				if n == 0 {
-					return arr
-				}
-				if len(arr) == 0 {
-					arr = make([]any, 0, n)
-				}
-				for range n {
-					v := item(d)
-					if d.r.Error != nil {
-						return nil
-					}
-					arr = append(arr, v)
-				}
-			}
-		}, true
+		return arrayDecoder(item), true
 	case hamba.Map:
 		vals, ok := c.compile(s.(*hamba.MapSchema).Values())
 		if !ok {
 			return nil, false
 		}
-		return func(d *avroDecodeState) any {
-			m := make(map[string]any)
-			for {
-				n := d.block("map")
-				if n == 0 {
-					return m
-				}
-				for range n {
-					k := d.r.ReadString()
-					v := vals(d)
-					if d.r.Error != nil {
-						return nil
-					}
-					m[k] = v
-				}
-			}
-		}, true
+		return mapDecoder(vals), true
 	case hamba.Record:
 		rd, ok := c.record(s.(*hamba.RecordSchema))
 		if !ok {
 			return nil, false
 		}
-		return func(d *avroDecodeState) any {
-			m := rd.record(d)
-			if m == nil {
-				return nil // an error; a nil map in an `any` would not be nil
-			}
-			return m
-		}, true
+		return rd.value, true
 	case hamba.Union:
 		return c.union(s.(*hamba.UnionSchema))
 	}
@@ -326,6 +321,52 @@ func (c *avroDecCompiler) union(u *hamba.UnionSchema) (avroDecoder, bool) {
 		}
 		branches[i] = bd
 	}
+	return unionDecoder(branches), true
+}
+
+func arrayDecoder(item avroDecoder) avroDecoder {
+	return func(d *avroDecodeState) any {
+		arr := make([]any, 0)
+		for {
+			n := d.block("array")
+			if n == 0 {
+				return arr
+			}
+			if len(arr) == 0 {
+				arr = make([]any, 0, n)
+			}
+			for range n {
+				v := item(d)
+				if d.r.Error != nil {
+					return nil
+				}
+				arr = append(arr, v)
+			}
+		}
+	}
+}
+
+func mapDecoder(vals avroDecoder) avroDecoder {
+	return func(d *avroDecodeState) any {
+		m := make(map[string]any)
+		for {
+			n := d.block("map")
+			if n == 0 {
+				return m
+			}
+			for range n {
+				k := d.r.ReadString()
+				v := vals(d)
+				if d.r.Error != nil {
+					return nil
+				}
+				m[k] = v
+			}
+		}
+	}
+}
+
+func unionDecoder(branches []avroDecoder) avroDecoder {
 	return func(d *avroDecodeState) any {
 		i := d.r.ReadLong()
 		if d.r.Error != nil {
@@ -336,7 +377,7 @@ func (c *avroDecCompiler) union(u *hamba.UnionSchema) (avroDecoder, bool) {
 			return nil
 		}
 		return branches[i](d)
-	}, true
+	}
 }
 
 // block reads an array or map block header and returns its item count

@@ -129,6 +129,12 @@ func genAvro(rng *rand.Rand, s hamba.Schema) any {
 	case hamba.Union:
 		bs := s.(*hamba.UnionSchema).Types()
 		return genAvro(rng, bs[rng.IntN(len(bs))])
+	case hamba.Fixed: // hamba's form: a byte array of the fixed's size
+		arr := reflect.New(reflect.ArrayOf(s.(*hamba.FixedSchema).Size(), reflect.TypeFor[byte]())).Elem()
+		for i := range arr.Len() {
+			arr.Index(i).SetUint(uint64(rng.IntN(256)))
+		}
+		return arr.Interface()
 	}
 	panic("genAvro: " + string(s.Type()))
 }
@@ -375,6 +381,9 @@ func FuzzAvroDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which byte, payload []byte) {
 		i := int(which) % len(schemas)
 		got, err := decs[i].decode(payload)
+		if err != nil && strings.Contains(err.Error(), "in a payload of") {
+			return // a block count the payload cannot hold: refused before any allocation
+		}
 		want, herr := hambaReference(schemas[i], payload)
 		switch {
 		case err == nil && herr != nil:
@@ -383,8 +392,185 @@ func FuzzAvroDecoder(f *testing.F) {
 			if e := sameDecoded(got, want); e != nil {
 				t.Fatalf("compiled vs hamba: %v", e)
 			}
-		case herr == nil && !strings.Contains(err.Error(), "items in a payload of") && !strings.Contains(err.Error(), "truncated"):
+		case herr == nil && !strings.Contains(err.Error(), "truncated"):
 			t.Fatalf("compiled failed (%v), hamba decoded %v", err, want)
+		}
+	})
+}
+
+// resolverPairs are (writer, reader) pairs the compiled resolution
+// handles, with what each exercises.
+var resolverPairs = []struct{ name, writer, reader string }{
+	{"defaults",
+		`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"n","type":"int"}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},{"name":"n","type":"int"},
+			{"name":"currency","type":"string","default":"EUR"},
+			{"name":"score","type":"double","default":1.5},
+			{"name":"count","type":"long","default":7},
+			{"name":"small","type":"int","default":3},
+			{"name":"ratio","type":"float","default":0.5},
+			{"name":"on","type":"boolean","default":true},
+			{"name":"raw","type":"bytes","default":"\u0001\u00ff"},
+			{"name":"dec","type":{"type":"bytes","logicalType":"decimal","precision":6,"scale":2},"default":"\u0004\u00d2"},
+			{"name":"email","type":["null","string"],"default":null},
+			{"name":"tags","type":{"type":"array","items":"string"},"default":["a","b"]},
+			{"name":"attrs","type":{"type":"map","values":"long"},"default":{"x":1}},
+			{"name":"kind","type":{"type":"enum","name":"K","symbols":["A","B"]},"default":"B"},
+			{"name":"sub","type":{"type":"record","name":"S","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"}]},"default":{"a":1,"b":"x"}},
+			{"name":"when","type":{"type":"long","logicalType":"timestamp-millis"},"default":1000}]}`},
+	{"dropped fields",
+		`{"type":"record","name":"R","fields":[{"name":"id","type":"string"},
+			{"name":"b","type":"boolean"},{"name":"i","type":"int"},{"name":"l","type":"long"},{"name":"f","type":"float"},{"name":"d","type":"double"},
+			{"name":"y","type":"bytes"},{"name":"e","type":{"type":"enum","name":"E","symbols":["X","Y"]}},
+			{"name":"fx","type":{"type":"fixed","name":"F","size":3}},
+			{"name":"arr","type":{"type":"array","items":{"type":"record","name":"L","fields":[{"name":"s","type":"string"},{"name":"q","type":"int"}]}}},
+			{"name":"m","type":{"type":"map","values":{"type":"array","items":"long"}}},
+			{"name":"u","type":["null","string","long"]},
+			{"name":"last","type":"long"}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"last","type":"long"},{"name":"id","type":"string"}]}`},
+	{"promotions",
+		`{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"c","type":"int"},
+			{"name":"d","type":"long"},{"name":"e","type":"long"},{"name":"f","type":"float"},{"name":"g","type":"string"},{"name":"h","type":"bytes"},
+			{"name":"arr","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"float"}}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"float"},{"name":"c","type":"double"},
+			{"name":"d","type":"float"},{"name":"e","type":"double"},{"name":"f","type":"double"},{"name":"g","type":"bytes"},{"name":"h","type":"string"},
+			{"name":"arr","type":{"type":"array","items":"long"}},{"name":"m","type":{"type":"map","values":"double"}}]}`},
+	{"enums",
+		`{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C","D"]}},
+			{"name":"g","type":{"type":"enum","name":"G","symbols":["A","B","X"]}}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["D","C","B","A","Z"]}},
+			{"name":"g","type":{"type":"enum","name":"G","symbols":["A","B"],"default":"A"}}]}`},
+	{"unions",
+		`{"type":"record","name":"R","fields":[{"name":"u","type":["null","int"]},{"name":"v","type":"string"},{"name":"w","type":["string","long"]},
+			{"name":"x","type":["null","string"]},{"name":"y","type":"int"}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"u","type":["null","long","string"]},{"name":"v","type":["null","string"]},{"name":"w","type":["long","string","null"]},
+			{"name":"x","type":["string","null"]},{"name":"y","type":["null","double"]}]}`},
+	{"aliases and nesting",
+		`{"type":"record","name":"R","fields":[{"name":"old","type":"string"},
+			{"name":"c","type":{"type":"record","name":"C","fields":[{"name":"a","type":"int"},{"name":"b","type":"string"},{"name":"gone","type":"double"}]}},
+			{"name":"cs","type":{"type":"array","items":"C"}}]}`,
+		`{"type":"record","name":"R","fields":[{"name":"new","type":"string","aliases":["old"]},
+			{"name":"c","type":{"type":"record","name":"C","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"},{"name":"d","type":"boolean","default":true}]}},
+			{"name":"cs","type":{"type":"array","items":"C"}}]}`},
+}
+
+// hambaResolved decodes payload written with w as r with hamba's own
+// resolution, returning the Reader's error.
+func hambaResolved(t testing.TB, w, r hamba.Schema, payload []byte) (any, error) {
+	rs, err := hamba.NewSchemaCompatibility().Resolve(r, w)
+	if err != nil {
+		t.Fatalf("hamba cannot resolve: %v", err)
+	}
+	return hambaReference(rs, payload)
+}
+
+func TestAvroResolverMatchesHamba(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, pair := range resolverPairs {
+		t.Run(pair.name, func(t *testing.T) {
+			w, r := hamba.MustParse(pair.writer), hamba.MustParse(pair.reader)
+			rd, ok := compileAvroResolver(w, r)
+			if !ok {
+				t.Fatal("compileAvroResolver: pair left to hamba, want compiled")
+			}
+			var first map[string]any
+			for i := range 300 {
+				v := genAvro(rng, w)
+				b, err := hamba.Marshal(w, v)
+				if err != nil {
+					t.Fatalf("value %d: marshal %v: %v", i, v, err)
+				}
+				want, err := hambaResolved(t, w, r, b)
+				if err != nil {
+					t.Fatalf("value %d: hamba: %v", i, err)
+				}
+				got, err := rd.decode(b)
+				if err != nil {
+					t.Fatalf("value %d: compiled: %v", i, err)
+				}
+				if err := sameDecoded(got, want); err != nil {
+					t.Fatalf("value %d (%x): compiled vs hamba: %v", i, b, err)
+				}
+				for n := range len(b) {
+					if m, err := rd.decode(b[:n]); err == nil {
+						t.Fatalf("value %d: prefix of %d/%d bytes decoded to %v, want an error", i, n, len(b), m)
+					}
+				}
+				if first == nil {
+					first = got
+				}
+			}
+			// Defaults are fresh per event: changing one does not change the
+			// next event's.
+			if tags, ok := first["tags"].([]any); ok {
+				tags[0] = "changed"
+				b, _ := hamba.Marshal(w, genAvro(rng, w))
+				again, _ := rd.decode(b)
+				if again["tags"].([]any)[0] != "a" {
+					t.Errorf("a default slice is shared between events")
+				}
+			}
+		})
+	}
+}
+
+func TestAvroResolverLeavesToHamba(t *testing.T) {
+	for name, pair := range map[string][2]string{
+		"promotion to a logical type": {`{"type":"record","name":"R","fields":[{"name":"t","type":"int"}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"t","type":{"type":"long","logicalType":"timestamp-millis"}}]}`},
+		"union of a record": {`{"type":"record","name":"R","fields":[{"name":"c","type":["null",{"type":"record","name":"C","fields":[{"name":"a","type":"int"}]}]}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"c","type":["null",{"type":"record","name":"C","fields":[{"name":"a","type":"long"}]}]}]}`},
+		"fixed kept": {`{"type":"record","name":"R","fields":[{"name":"f","type":{"type":"fixed","name":"F","size":2}}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"f","type":{"type":"fixed","name":"F","size":2}},{"name":"x","type":"int","default":1}]}`},
+		"branches read as one reader type": {`{"type":"record","name":"R","fields":[{"name":"w","type":["int","long"]}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"w","type":"long"}]}`}, // hamba cannot either: "union type must be unique"
+		"incompatible": {`{"type":"record","name":"R","fields":[{"name":"a","type":"string"}]}`,
+			`{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`},
+	} {
+		if _, ok := compileAvroResolver(hamba.MustParse(pair[0]), hamba.MustParse(pair[1])); ok {
+			t.Errorf("%s: compiled, want left to hamba", name)
+		}
+	}
+}
+
+// FuzzAvroResolver decodes arbitrary bytes with a compiled resolution:
+// whenever it succeeds, hamba's resolution must decode the same value.
+// (Where the compiled decoder fails, hamba is not asked: its skipping of
+// dropped fields can loop for ever on some malformed blocks. Valid
+// payloads hamba reads are TestAvroResolverMatchesHamba's.)
+func FuzzAvroResolver(f *testing.F) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	type pair struct {
+		w, r, rs hamba.Schema
+		rd       *avroRecordDecoder
+	}
+	var pairs []pair
+	for _, p := range resolverPairs {
+		w, r := hamba.MustParse(p.writer), hamba.MustParse(p.reader)
+		rs, err := hamba.NewSchemaCompatibility().Resolve(r, w)
+		if err != nil {
+			f.Fatal(err)
+		}
+		rd, _ := compileAvroResolver(w, r)
+		pairs = append(pairs, pair{w, r, rs, rd})
+		b, err := hamba.Marshal(w, genAvro(rng, w))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(byte(len(pairs)-1), b)
+	}
+	f.Fuzz(func(t *testing.T, which byte, payload []byte) {
+		p := pairs[int(which)%len(pairs)]
+		got, err := p.rd.decode(payload)
+		if err != nil {
+			return
+		}
+		want, herr := hambaReference(p.rs, payload)
+		if herr != nil {
+			t.Fatalf("compiled decoded %v, hamba failed: %v", got, herr)
+		}
+		if e := sameDecoded(got, want); e != nil {
+			t.Fatalf("compiled vs hamba: %v", e)
 		}
 	})
 }

@@ -43,12 +43,13 @@
 //     JSON name, 64-bit integers as strings), as Confluent's Go serde gives
 //     migration rules.
 //
-// Avro payloads that need no resolution are read by a record decoder
-// compiled once per version on hamba's Reader, which gives the same
-// values as hamba's generic decoding at about half its cost (fixed,
-// local timestamps, unions with named, array or map branches and
-// recursive records are left to hamba, as is reader/writer resolution);
-// a truncated payload is an error, never a partial value.
+// Avro payloads are read by record decoders compiled on hamba's Reader,
+// once per version and once per (writer, reader) pair that a leading
+// implicit step resolves while decoding; they give the same values as
+// hamba's generic decoding and resolution at about half the cost (fixed,
+// local timestamps, unions with named, array or map branches, promotions
+// to logical types and recursive records are left to hamba). A truncated
+// payload is an error, never a partial value.
 //
 // A step's output is checked against the target schema (WithValidation)
 // by a check compiled once per version that accepts values already in
