@@ -30,6 +30,9 @@ type step struct {
 func ok(args ...string) step   { return step{args, cli.ExitOK} }
 func fail(args ...string) step { return step{args, cli.ExitError} }
 
+// refused is a step the registry refuses on content (exit 1).
+func refused(args ...string) step { return step{args, cli.ExitViolations} }
+
 // session runs steps against the registry at url and compares their
 // transcript ("$ charter …", stdout, stderr, exit code) with a golden
 // file. Every error must be one line.
@@ -69,7 +72,8 @@ var registerSample = []step{
 	// The same schema again: the version it already is.
 	ok("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
 	ok("register", "shipment-value", schemas+"shipment.proto"),
-	fail("register", "orders-value", schemas+"orders-bad.avsc", "--ref", "acme.Customer=customer-value:1"),
+	refused("register", "orders-value", schemas+"orders-bad.avsc", "--ref", "acme.Customer=customer-value:1"),
+	fail("register", "", schemas+"orders.avsc"),
 	fail("register", "orders-value", schemas+"orders.avsc"),
 	fail("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer"),
 	fail("register", "orders-value", schemas+"nope.avsc"),

@@ -3,13 +3,19 @@
 package register
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -23,7 +29,14 @@ func NewCommand(name string) *cobra.Command {
 print the version it became and its global ID. A schema the subject already has
 returns that version. The registry checks compatibility at the subject's level
 and refuses an incompatible schema (run charter check or charter diff first to
-see every finding).`,
+see every finding).
+
+The governance warnings and notices the registry reports (deprecated fields
+still in use, untagged personal data, a missing owner …) follow on stderr, one
+line each, then the version's semantic version; with -o json they are the
+"findings" and "semver" members of the answer. Exit code 1 when the registry
+refuses the schema as incompatible or against its governance policy, 2 for
+other errors.`,
 		Example: `  # Register an Avro schema
   charter register orders-value schemas/orders.avsc
 
@@ -40,6 +53,9 @@ see every finding).`,
 			if err != nil {
 				return err
 			}
+			if strings.TrimSpace(args[0]) == "" {
+				return errors.New("register: subject must not be empty")
+			}
 			s, err := in.Read(args[1])
 			if err != nil {
 				return err
@@ -48,20 +64,93 @@ see every finding).`,
 			if err != nil {
 				return err
 			}
-			v, err := c.RegisterVersion(cmd.Context(), args[0], s, in.ReadOptions()...)
+			v, err := c.RegisterVersionReport(cmd.Context(), args[0], s, in.ReadOptions()...)
 			if errors.Is(err, srerr.ErrIncompatibleSchema) {
 				diff := "charter diff registry:" + args[0] + " " + args[1]
 				for _, r := range in.Refs {
 					diff += " --ref " + r
 				}
-				return fmt.Errorf("%w; `%s` lists each finding with its fix", err, diff)
+				err = fmt.Errorf("%w; `%s` lists each finding with its fix", err, diff)
+			}
+			if refused(err) {
+				// A refusal is a finding, not a usage error: exit 1.
+				fmt.Fprintf(cmd.ErrOrStderr(), "charter: %v\n", err)
+				return policy.ErrFailed
 			}
 			if err != nil {
 				return err
 			}
-			return render.Registered(cmd.OutOrStdout(), out, v)
+			if out == render.JSON {
+				return writeJSON(cmd.OutOrStdout(), v)
+			}
+			if err := render.Registered(cmd.OutOrStdout(), out, v.SubjectSchema); err != nil {
+				return err
+			}
+			return writeFindings(cmd.ErrOrStderr(), v)
 		},
 	}
 	in.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// refused reports the registry's refusals of a schema's content:
+// incompatible, or against the governance policy.
+func refused(err error) bool {
+	return errors.Is(err, srerr.ErrIncompatibleSchema) || errors.Is(err, srerr.ErrPolicyViolation) ||
+		errors.Is(err, srerr.ErrDeprecationExpired) || errors.Is(err, srerr.ErrRemovedFieldReused)
+}
+
+// writeFindings prints the registration's findings, one line each as
+// charter check's text output heads them ("  warning  RULE  path:
+// message"), then the semantic version.
+func writeFindings(w io.Writer, v client.Registration) error {
+	const sevW = 7 // "warning"
+	ruleW := 0
+	for _, f := range v.Findings {
+		ruleW = max(ruleW, len(f.RuleID))
+	}
+	var b strings.Builder
+	for _, f := range v.Findings {
+		if f.RuleID == "" {
+			fmt.Fprintf(&b, "  %s\n", f.Message)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-*s  %-*s  ", sevW, f.Severity, ruleW, f.RuleID)
+		if f.Path != "" {
+			b.WriteString(f.Path + ": ")
+		}
+		b.WriteString(f.Message + "\n")
+	}
+	if v.SemVer != "" {
+		fmt.Fprintf(&b, "semver %s\n", v.SemVer)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeJSON writes the registration as render.Registered's json form plus
+// its semantic version and findings.
+func writeJSON(w io.Writer, v client.Registration) error {
+	type doc struct {
+		Subject  string                 `json:"subject"`
+		Version  int                    `json:"version"`
+		ID       int64                  `json:"id"`
+		Type     compat.SchemaType      `json:"schemaType"`
+		SemVer   string                 `json:"semver,omitempty"`
+		Findings []client.HeaderFinding `json:"findings"`
+	}
+	d := doc{Subject: v.Subject, Version: v.Version, ID: v.ID, Type: v.Type, SemVer: v.SemVer, Findings: v.Findings}
+	if d.Type == "" {
+		d.Type = compat.Avro
+	}
+	if d.Findings == nil {
+		d.Findings = []client.HeaderFinding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return fmt.Errorf("write json output: %w", err)
+	}
+	return nil
 }
