@@ -128,7 +128,8 @@ func (s *server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /compatibility/subjects/{subject}/versions/{version}", s.checkCompatibility)
 
 	s.governanceRoutes(mux)
-	s.contractRoutes(mux) // contracts.go
+	s.contractRoutes(mux)   // contracts.go
+	s.pactBrokerRoutes(mux) // pactbroker.go
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.
