@@ -41,7 +41,7 @@ mode, policy, deprecation, extension, tags and dismissals, and every registratio
 and delete, with when, who (X-Charter-Actor, the basic-auth user, or anonymous) and
 what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages.`,
 		Example: `  charter audit --subject shipments-value
-  charter audit --action deprecation. --since 2026-01-01 --format json`,
+  charter audit --action deprecation. --since 2026-01-01 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cl, err := c.client(cmd, "text", "json")

@@ -39,7 +39,7 @@ its class (major: breaks readers at the subject's compatibility level; minor:
 additive; patch: no structural change) and its changes as sentences, with the
 deprecations and extensions declared through the registry.`,
 		Example: `  charter changelog shipments-value
-  charter changelog shipments-value --format markdown > CHANGELOG.md`,
+  charter changelog shipments-value -o markdown > CHANGELOG.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.client(cmd, "text", "json", "markdown")
