@@ -107,7 +107,7 @@ reason, replacement and TTL.
 	f := cmd.Flags()
 	f.StringVar(&reason, "reason", "", "why the item is deprecated")
 	f.StringVar(&replacement, "replacement", "", "what to use instead (a field path, a subject)")
-	f.IntVar(&ttl, "ttl-days", 0, "days until the deprecation expires (default: the subject's policy, 90)")
+	f.IntVar(&ttl, "ttl-days", 0, "days until the deprecation expires, 1 to 3650; 0 or unset takes the subject's policy TTL (default 90)")
 	f.BoolVar(&list, "list", false, "list the deprecations of SUBJECT, or of every subject")
 	f.BoolVar(&undo, "undo", false, "withdraw the deprecation of ITEM")
 	cmd.MarkFlagsMutuallyExclusive("list", "undo")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,6 +65,9 @@ replaces the consumer's extension; --revoke removes it.`,
 					return fmt.Errorf("revoke the extension of %s for %s: %w", args[1], consumer, err)
 				}
 			} else {
+				if err := checkGrant(cmd, days, reason, approver); err != nil {
+					return err
+				}
 				req := client.ExtensionRequest{Consumer: consumer, Days: days, Reason: reason, Approver: approver}
 				if until != "" {
 					t, err := parseTime(until)
@@ -83,18 +87,23 @@ replaces the consumer's extension; --revoke removes it.`,
 				_, err = fmt.Fprintf(out, "%s's extension of %s in %s revoked; the item is %s\n", consumer, args[1], args[0], d.State)
 				return err
 			}
-			_, err = fmt.Fprintf(out, "%s may keep %s in %s until %s (the deprecation expires on %s)\n",
-				consumer, args[1], args[0], date(*d.ExtendedUntil), date(d.ExpiresAt))
+			if _, err = fmt.Fprintf(out, "%s may keep %s in %s until %s (the deprecation expires on %s)\n",
+				consumer, args[1], args[0], date(*d.ExtendedUntil), date(d.ExpiresAt)); err != nil {
+				return err
+			}
+			if mine := extensionOf(d, consumer); mine != nil && mine.Until.Before(d.ExpiresAt) {
+				_, err = fmt.Fprintf(out, "note: the extension ends before the deprecation expires (%s), so it has no effect\n", date(d.ExpiresAt))
+			}
 			return err
 		},
 	}
 	c.flags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&consumer, "consumer", "", "the consumer team that still needs the item (required)")
-	f.IntVar(&days, "days", 0, "length of the extension in days from now")
+	f.IntVar(&days, "days", 0, fmt.Sprintf("length of the extension in days from now, 1 to %d", governance.MaxTTLDays))
 	f.StringVar(&until, "until", "", "end of the extension: YYYY-MM-DD (UTC midnight) or an RFC 3339 time")
-	f.StringVar(&reason, "reason", "", "why the consumer needs more time")
-	f.StringVar(&approver, "approver", "", "who approved the extension")
+	f.StringVar(&reason, "reason", "", "why the consumer needs more time (required to grant)")
+	f.StringVar(&approver, "approver", "", "who approved the extension (required to grant)")
 	f.BoolVar(&revoke, "revoke", false, "remove the consumer's extension")
 	cmd.MarkFlagsMutuallyExclusive("days", "until")
 	return cmd
@@ -165,4 +174,37 @@ func date(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02")
+}
+
+// checkGrant checks a grant's flags before any request: --days within 1
+// to governance.MaxTTLDays (a larger count overflows the server's
+// duration), --reason and --approver given (the registry requires both).
+func checkGrant(cmd *cobra.Command, days int, reason, approver string) error {
+	if cmd.Flags().Changed("days") && (days < 1 || days > governance.MaxTTLDays) {
+		if days > governance.MaxTTLDays {
+			return fmt.Errorf("--days %d is more than %d days away; want 1 to %d", days, governance.MaxTTLDays, governance.MaxTTLDays)
+		}
+		return fmt.Errorf("--days %d: want 1 to %d", days, governance.MaxTTLDays)
+	}
+	var missing []string
+	if strings.TrimSpace(reason) == "" {
+		missing = append(missing, "--reason")
+	}
+	if strings.TrimSpace(approver) == "" {
+		missing = append(missing, "--approver")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("an extension needs %s", strings.Join(missing, " and "))
+	}
+	return nil
+}
+
+// extensionOf returns consumer's extension of d, nil when none.
+func extensionOf(d client.DeprecationStatus, consumer string) *client.Extension {
+	for i := range d.Extensions {
+		if d.Extensions[i].Consumer == consumer {
+			return &d.Extensions[i]
+		}
+	}
+	return nil
 }
