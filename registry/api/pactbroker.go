@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -141,7 +142,7 @@ func (s *server) pbPactBody(r *http.Request, rec registry.ContractRecord) map[st
 	}
 	b := pbBase(r)
 	m["_links"] = map[string]halLink{
-		"self":                {Href: fmt.Sprintf("%s/pacts/provider/%s/consumer/%s/latest", b, rec.Subject, rec.Consumer)},
+		"self":                {Href: pbLatestPactHref(b, rec.Subject, rec.Consumer)},
 		"pb:consumer":         {Href: b, Title: rec.Consumer},
 		"pb:provider":         {Href: b, Title: rec.Subject},
 		"pb:consumer-version": {Href: b, Title: rec.ConsumerVersion},
@@ -226,6 +227,8 @@ func (s *server) pbPublishContracts(w http.ResponseWriter, r *http.Request) {
 		pacts[i] = raw
 	}
 	notices := []pbNotice{}
+	b := pbBase(r)
+	contracts := []halNamedLink{}
 	for i, c := range req.Contracts {
 		rec, err := s.pbPublish(r, c.ProviderName, req.PacticipantName, req.PacticipantVersionNumber, req.Branch, pacts[i])
 		if err != nil {
@@ -238,16 +241,45 @@ func (s *server) pbPublishContracts(w http.ResponseWriter, r *http.Request) {
 		}
 		notices = append(notices, pbNotice{Type: "success", Text: fmt.Sprintf("Pact of %s %s for %s published to Charter subject %s; it %s version %d",
 			rec.Consumer, rec.ConsumerVersion, c.ProviderName, rec.Subject, verdict, rec.Version)})
+		contracts = append(contracts, halNamedLink{Href: pbLatestPactHref(b, rec.Subject, rec.Consumer),
+			Name: fmt.Sprintf("Pact between %s (%s) and %s", rec.Consumer, rec.ConsumerVersion, c.ProviderName), Title: "Pact"})
 	}
-	b := pbBase(r)
+	// The Pact CLI (pact-broker-cli 0.8.x) decodes this answer strictly:
+	// every member below is required or it reports "Failed to process
+	// response notices". Charter has no pacticipant resources; their links
+	// point at the matrix of the pacticipant (and version).
+	pacticipant := halNamedLink{Href: b + "/matrix?q[][pacticipant]=" + url.QueryEscape(req.PacticipantName),
+		Name: req.PacticipantName, Title: "Pacticipant"}
+	version := halNamedLink{Href: pacticipant.Href + "&q[][version]=" + url.QueryEscape(req.PacticipantVersionNumber),
+		Name: req.PacticipantVersionNumber, Title: "Pacticipant version"}
 	writeHAL(w, http.StatusOK, map[string]any{
 		"notices": notices,
+		"logs":    []any{},
 		"_embedded": map[string]any{
-			"pacticipant": map[string]any{"name": req.PacticipantName},
-			"version":     map[string]any{"number": req.PacticipantVersionNumber},
+			"pacticipant": map[string]any{"name": req.PacticipantName, "_links": map[string]halLink{"self": {Href: pacticipant.Href}}},
+			"version":     map[string]any{"number": req.PacticipantVersionNumber, "_links": map[string]halNamedLink{"self": version}},
 		},
-		"_links": map[string]any{"self": halLink{Href: b + "/contracts/publish"}},
+		"_links": map[string]any{
+			"self":                        halLink{Href: b + "/contracts/publish"},
+			"pb:pacticipant":              pacticipant,
+			"pb:pacticipant-version":      version,
+			"pb:pacticipant-version-tags": []halNamedLink{},
+			"pb:contracts":                contracts,
+		},
 	})
+}
+
+// halNamedLink is a HAL link whose name and title are always present (the
+// Pact CLI requires both in a publish answer).
+type halNamedLink struct {
+	Href  string `json:"href"`
+	Name  string `json:"name"`
+	Title string `json:"title"`
+}
+
+// pbLatestPactHref is the URL of the latest pact of consumer for subject.
+func pbLatestPactHref(b, subject, consumer string) string {
+	return fmt.Sprintf("%s/pacts/provider/%s/consumer/%s/latest", b, url.PathEscape(subject), url.PathEscape(consumer))
 }
 
 // pbRow is one row of the matrix, in the Pact Broker's shape.

@@ -10,12 +10,15 @@ import (
 	"testing"
 )
 
-// The request shapes below are those the Pact Broker client sends
-// (docs.pact.io, "Pact Broker API"): `pact-broker publish` POSTs
-// /contracts/publish with base64 pacts (pact_broker-client >= 1.49),
-// older clients PUT each pact, and `pact-broker can-i-deploy` GETs
-// /matrix with q[][pacticipant]/q[][version] selectors, latestby=cvp and
-// latest=true, brackets percent-encoded.
+// The request shapes below are those recorded from the real Pact CLI
+// (npm @pact-foundation/pact-cli 18.1.2, user-agent pact-broker-cli/0.8.8;
+// registry/clienttest TestPactCLIPublishAndCanIDeploy runs it):
+// `pact-broker publish` GETs the index (Accept: application/hal+json,
+// application/json), then POSTs /contracts/publish with the keys sorted,
+// the pact re-serialised and base64-encoded, onConflict "overwrite", and
+// branch, buildUrl and tags only when given; `pact-broker can-i-deploy`
+// GETs /matrix?q[][pacticipant]=P&q[][version]=V&latestby=cvp&latest=true
+// with the brackets not percent-encoded. Older clients PUT each pact.
 
 type pbAnswer struct {
 	Summary struct {
@@ -46,7 +49,7 @@ func decodePB(t *testing.T, body string) pbAnswer {
 }
 
 func matrixPath(pacticipant, version string) string {
-	return "/pact-broker/matrix?q%5B%5D%5Bpacticipant%5D=" + pacticipant + "&q%5B%5D%5Bversion%5D=" + version + "&latestby=cvp&latest=true"
+	return "/pact-broker/matrix?q[][pacticipant]=" + pacticipant + "&q[][version]=" + version + "&latestby=cvp&latest=true"
 }
 
 // TestPactBrokerPublishAndCanIDeploy publishes pacts as the Pact CLI
@@ -65,12 +68,47 @@ func TestPactBrokerPublishAndCanIDeploy(t *testing.T) {
 	// pact-broker publish: provider "shipments" maps to shipments-value.
 	pact := apiPact("billing", `{"id":"s-1","carrier_code":"DHL"}`)
 	pact = strings.Replace(pact, `"provider":{"name":"fulfillment"}`, `"provider":{"name":"shipments"}`, 1)
-	pub := `{"pacticipantName":"billing","pacticipantVersionNumber":"1.2.0","branch":"main","tags":["main"],"buildUrl":"http://ci/1",` +
-		`"contracts":[{"consumerName":"billing","providerName":"shipments","specification":"pact","contentType":"application/json",` +
-		`"content":"` + base64.StdEncoding.EncodeToString([]byte(pact)) + `"}]}`
-	status, _, body := e.do("POST", "/pact-broker/contracts/publish", pub, "Content-Type", "application/json")
+	pub := `{"branch":"main","buildUrl":"http://ci/1","contracts":[{"consumerName":"billing","content":"` + base64.StdEncoding.EncodeToString([]byte(pact)) +
+		`","contentType":"application/json","onConflict":"overwrite","providerName":"shipments","specification":"pact"}],` +
+		`"pacticipantName":"billing","pacticipantVersionNumber":"1.2.0","tags":["main"]}`
+	status, _, body := e.do("POST", "/pact-broker/contracts/publish", pub, "Content-Type", "application/json", "Accept", "application/hal+json")
 	if status != 200 || !strings.Contains(body, `"text":"Pact of billing 1.2.0 for shipments published to Charter subject shipments-value; it verifies against version 1"`) {
 		t.Fatalf("publish contracts: %d %s", status, body)
+	}
+	// The CLI decodes the answer strictly; these members are the ones it
+	// requires (without them it prints "Failed to process response notices").
+	var pubAns struct {
+		Embedded struct {
+			Pacticipant struct {
+				Name  string
+				Links struct{ Self struct{ Href string } } `json:"_links"`
+			}
+			Version struct {
+				Number string
+				Links  struct {
+					Self struct{ Href, Name, Title string }
+				} `json:"_links"`
+			}
+		} `json:"_embedded"`
+		Links struct {
+			Pacticipant        *struct{ Href, Name, Title string }  `json:"pb:pacticipant"`
+			PacticipantVersion *struct{ Href, Name, Title string }  `json:"pb:pacticipant-version"`
+			Tags               []any                                `json:"pb:pacticipant-version-tags"`
+			Contracts          []struct{ Href, Name, Title string } `json:"pb:contracts"`
+		} `json:"_links"`
+		Logs []any
+	}
+	if err := json.Unmarshal([]byte(body), &pubAns); err != nil {
+		t.Fatal(err)
+	}
+	l := pubAns.Links
+	if pubAns.Embedded.Pacticipant.Name != "billing" || pubAns.Embedded.Version.Number != "1.2.0" ||
+		pubAns.Embedded.Version.Links.Self.Href != "http://example.com/pact-broker/matrix?q[][pacticipant]=billing&q[][version]=1.2.0" ||
+		pubAns.Embedded.Pacticipant.Links.Self.Href != "http://example.com/pact-broker/matrix?q[][pacticipant]=billing" ||
+		l.Pacticipant == nil || l.Pacticipant.Name != "billing" || l.PacticipantVersion == nil || l.PacticipantVersion.Name != "1.2.0" ||
+		l.Tags == nil || pubAns.Logs == nil || len(l.Contracts) != 1 ||
+		l.Contracts[0].Href != "http://example.com/pact-broker/pacts/provider/shipments-value/consumer/billing/latest" {
+		t.Errorf("publish answer lacks what the Pact CLI decodes: %s", body)
 	}
 	// An older client PUTs the pact.
 	mailer := apiPact("mailer", `{"id":"s-1","email":"a@b.c"}`)
