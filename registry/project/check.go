@@ -119,6 +119,9 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("check: %w", err)
 	}
 	c := &checker{p: p, against: opts.Baseline.String(), bySubject: map[string]*Subject{}}
+	if err := c.unmatchedPatterns(ctx); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
 	want := map[string]compat.Level{}
 	for _, s := range current {
 		c.addCurrent(s)

@@ -239,7 +239,9 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 // trees: each case is a baseline and a working tree.
 func TestCheckProjectRules(t *testing.T) {
 	t.Parallel()
-	const cfg = "version: 1\nschemas:\n  - files: \"**/*.avsc\"\n  - files: \"**/*.proto\"\n    subject: \"{name}-value\"\n"
+	// The shared config maps both formats while most cases hold one:
+	// CONFIG_PATTERN_UNMATCHED is off here (TestCheckUnmatchedPattern).
+	const cfg = "version: 1\ndefaults: {severity: {CONFIG_PATTERN_UNMATCHED: \"off\"}}\nschemas:\n  - files: \"**/*.avsc\"\n  - files: \"**/*.proto\"\n    subject: \"{name}-value\"\n"
 	rec := func(fields string) string {
 		return `{"type":"record","name":"R","namespace":"n","fields":[` + fields + `]}`
 	}
@@ -374,5 +376,43 @@ error AVRO_READER_FIELD_MISSING_DEFAULT orders-value testdata/sample/head/schema
 	if _, err := project.DiffFiles(context.Background(), "testdata/sample/base/charter.yaml", "testdata/sample/head/charter.yaml", project.DiffOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "cannot tell the format") {
 		t.Errorf("unknown extension: %v", err)
+	}
+}
+
+// TestCheckUnmatchedPattern: a schemas pattern that matches no file (a
+// typo) is a warning naming it, and fails the check once set to error
+// (fresh-user report 2, L3: it passed "in 0 subjects").
+func TestCheckUnmatchedPattern(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, cfg string
+		want      string
+		failed    bool
+	}{
+		{"typo", "version: 1\nschemas:\n  - files: \"schema/*.avsc\"\n", "warning CONFIG_PATTERN_UNMATCHED  charter.yaml:0\n", false},
+		{"typo as error", "version: 1\ndefaults: {severity: {CONFIG_PATTERN_UNMATCHED: error}}\nschemas:\n  - files: \"schema/*.avsc\"\n",
+			"error CONFIG_PATTERN_UNMATCHED  charter.yaml:0\n", true},
+		{"one of two patterns", "version: 1\nschemas:\n  - files: [\"schemas/*.avsc\", \"schemas/*.avro\"]\n",
+			"warning CONFIG_PATTERN_UNMATCHED  charter.yaml:0\nnotice SUBJECT_ADDED a-value schemas/a.avsc:0\n", false},
+		{"all match", "version: 1\nschemas:\n  - files: \"schemas/*.avsc\"\n", "notice SUBJECT_ADDED a-value schemas/a.avsc:0\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base, head := t.TempDir(), t.TempDir()
+			writeFiles(t, head, map[string]string{"charter.yaml": tc.cfg,
+				"schemas/a.avsc": `{"type":"record","name":"A","fields":[{"name":"id","type":"string"}]}`})
+			res, err := project.Check(context.Background(), mustFind(t, head), project.Options{Baseline: project.DirBaseline(base)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := briefs(res.Findings); got != tc.want || res.Failed() != tc.failed {
+				t.Errorf("findings:\n%s(failed %t)\nwant:\n%s(failed %t)", got, res.Failed(), tc.want, tc.failed)
+			}
+			for _, f := range res.Findings {
+				if f.RuleID == project.RuleConfigPatternUnmatched && !strings.Contains(f.Message, `files pattern "schema`) {
+					t.Errorf("message %q does not name the pattern", f.Message)
+				}
+			}
+		})
 	}
 }

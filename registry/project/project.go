@@ -107,6 +107,11 @@ func Find(dir string) (*Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find %s: %w", ConfigFile, err)
 	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("find %s: directory %s: %w", ConfigFile, abs, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("find %s: %s is not a directory", ConfigFile, abs)
+	}
 	for d := abs; ; {
 		p := filepath.Join(d, ConfigFile)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {

@@ -26,6 +26,10 @@ const (
 	// RuleBaselineInvalid: a baseline version cannot be parsed, so the
 	// subject is not compared with it.
 	RuleBaselineInvalid = "BASELINE_SCHEMA_INVALID"
+	// RuleConfigPatternUnmatched: a files pattern of charter.yaml's
+	// schemas matches no file of the working tree (a typo would silently
+	// take schemas out of the gate).
+	RuleConfigPatternUnmatched = "CONFIG_PATTERN_UNMATCHED"
 )
 
 // CategoryProject is the policy.Rule category of the project rules;
@@ -50,6 +54,8 @@ var projectRules = []policy.Rule{
 		Purpose: "A subject the baseline does not have: nothing to compare yet; its first version sets the contract."},
 	{ID: RuleBaselineInvalid, Category: CategoryProject, Severity: policy.Warning,
 		Purpose: "A baseline version that does not parse cannot be compared with; the subject is reported unchecked."},
+	{ID: RuleConfigPatternUnmatched, Category: CategoryProject, Severity: policy.Warning,
+		Purpose: "Every files pattern of charter.yaml's schemas matches a file: a pattern that matches nothing (a typo, a moved directory) takes schemas out of the gate without a word. Set it to error in CI to fail on it."},
 }
 
 func init() { policy.RegisterRules(projectRules...) }

@@ -184,6 +184,7 @@ func TestCheckErrors(t *testing.T) {
 		{"bad format", []string{"check", "-C", repo, "--against", "git:HEAD", "--format", "xml"}, `charter: invalid --format "xml"`},
 		{"bad color", []string{"check", "-C", repo, "--against", "git:HEAD", "--color", "pink"}, `charter: invalid --color "pink"`},
 		{"no config", []string{"check", "-C", t.TempDir(), "--against", "git:HEAD"}, "charter: no charter.yaml found in"},
+		{"missing directory", []string{"check", "-C", "/nope-charter-test", "--against", "git:HEAD"}, "charter: find charter.yaml: directory /nope-charter-test: stat /nope-charter-test: no such file or directory"},
 		{"bad config", []string{"check", "-C", bad, "--against", "git:HEAD"}, "charter: " + filepath.Join(bad, "charter.yaml") + ":4: at /schemas/0/strategy"},
 		{"missing --config", []string{"check", "--config", filepath.Join(bad, "nope.yaml"), "--against", "git:HEAD"}, "charter: read project config:"},
 		{"extra argument", []string{"check", "now"}, `charter: unknown command "now"`},

@@ -83,7 +83,7 @@ func TestRulesFilters(t *testing.T) {
 		}
 	}
 	code, out, _ = run("rules", "--category", "project", "--format", "markdown")
-	if code != cli.ExitOK || strings.Count(out, "\n") != 2+6 || !strings.Contains(out, "| `SUBJECT_REMOVED` | any | project | warning |") {
+	if code != cli.ExitOK || strings.Count(out, "\n") != 2+7 || !strings.Contains(out, "| `SUBJECT_REMOVED` | any | project | warning |") {
 		t.Errorf("project rules as markdown: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{{"rules", "--type", "xml"}, {"rules", "--format", "sarif"}, {"rules", "x"}} {
