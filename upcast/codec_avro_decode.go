@@ -48,6 +48,8 @@ type avroDecodeState struct {
 	// size is the payload's length: no array or map block can hold more
 	// items than that, as each takes at least one byte.
 	size int
+	// boxes holds decoded strings and longs for their interfaces.
+	boxes boxSlabs
 }
 
 // avroRecordDecoder decodes a record into map[string]any: its fields in
@@ -207,7 +209,7 @@ func (c *avroDecCompiler) compile(s hamba.Schema) (avroDecoder, bool) {
 	case hamba.Long:
 		switch lt {
 		case "":
-			return func(d *avroDecodeState) any { return d.r.ReadLong() }, true
+			return func(d *avroDecodeState) any { return d.boxes.long(d.r.ReadLong()) }, true
 		case hamba.TimeMicros:
 			return func(d *avroDecodeState) any { return time.Duration(d.r.ReadLong()) * time.Microsecond }, true
 		case hamba.TimestampMillis:
@@ -228,7 +230,7 @@ func (c *avroDecCompiler) compile(s hamba.Schema) (avroDecoder, bool) {
 	case hamba.Double:
 		return func(d *avroDecodeState) any { return d.r.ReadDouble() }, true
 	case hamba.String:
-		return func(d *avroDecodeState) any { return d.r.ReadString() }, true
+		return func(d *avroDecodeState) any { return d.boxes.str(d.r.ReadString()) }, true
 	case hamba.Bytes:
 		if lt == hamba.Decimal {
 			dec, ok := s.(hamba.LogicalTypeSchema).Logical().(*hamba.DecimalLogicalSchema)
