@@ -70,8 +70,6 @@ var noExample = map[string]bool{
 // requested in /work/notes/requests-from-cli-fixer.md; delete a line
 // when its command has one.
 var pendingExample = map[string]bool{
-	"charter contracts": true, "charter contracts verify": true,
-	"charter upcast": true, "charter upcast verify": true, "charter upcast replay": true,
 	"charter lineage": true,
 }
 

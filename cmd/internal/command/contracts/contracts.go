@@ -32,7 +32,12 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Verify consumer contracts (Pact message pacts) against schemas",
-		Args:  cobra.NoArgs,
+		Example: `  # Check every consumer's pact against the proposed schema
+  charter contracts verify pacts/*.json --schema schemas/orders.avsc
+
+  # Publish a consumer's pact to the registry
+  charter contracts publish pacts/billing.json --subject orders-value --consumer-version 1.4.0`,
+		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newVerifyCommand("verify", deps), newPublishCommand("publish", deps)) // publish.go
 	return cmd
@@ -47,6 +52,14 @@ func newVerifyCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name + " PACT_FILE... --schema FILE",
 		Short: "Check Pact message pacts against a proposed schema, offline",
+		Example: `  # Check the pacts of two consumers against a proposed Avro schema
+  charter contracts verify pacts/billing.json pacts/shipping.json --schema schemas/orders.avsc
+
+  # Against a baseline (what consumers read today), as JSON for CI
+  charter contracts verify pacts/*.json --schema orders-v2.avsc --baseline orders-v1.avsc --format json
+
+  # A Protobuf schema whose subject carries a message other than the file's first
+  charter contracts verify pacts/billing.json --schema proto/orders.proto --message acme.Order`,
 		Long: `Check that every consumer whose pact file is given can still read messages
 written with the proposed schema: each field its examples read exists with a type
 its matchers accept, required-ness and enum values it relies on survive, and every

@@ -38,6 +38,11 @@ func newReplay(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Upcast an event log to the target version of its subject",
+		Example: `  # Upcast an event log to the latest version; failures go to dead letters
+  charter upcast replay --subject OrderPlaced --in events.jsonl --out upcast.jsonl --dead dead.jsonl
+
+  # Re-drive the dead letters after fixing a rule, four at a time, with a JSON summary
+  charter upcast replay --subject OrderPlaced --in dead.jsonl --out fixed.jsonl --concurrency 4 --format json`,
 		Long: `Upcast every event of a JSON Lines event log to the latest version of a subject (or
 --target) with the chain the registry defines, and write the upcast events to --out.
 Events are upcast --concurrency at a time, in log order per key. Failed events go to

@@ -55,7 +55,12 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Dry-run and replay the upcasting of old event versions",
-		Args:  cobra.NoArgs,
+		Example: `  # Check that samples of every version upcast to the latest
+  charter upcast verify --subject OrderPlaced --samples samples.jsonl
+
+  # Rewrite an event log to the latest version, failed events to a dead-letter file
+  charter upcast replay --subject OrderPlaced --in events.jsonl --out upcast.jsonl --dead dead.jsonl`,
+		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newVerify("verify", deps), newReplay("replay", deps))
 	return cmd
@@ -79,6 +84,14 @@ func newVerify(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Upcast sample events of every version and report per version",
+		Example: `  # Upcast the samples of every version to the latest and report per version
+  charter upcast verify --subject OrderPlaced --samples samples.jsonl
+
+  # Compare each output with the expected value, against version 3
+  charter upcast verify --subject OrderPlaced --samples samples.jsonl --expect expected.jsonl --target 3
+
+  # Machine-readable, against another registry
+  charter upcast verify --subject OrderPlaced --samples samples.jsonl --format json --registry http://sr:8081`,
 		Long: `Upcast sample events of every version of a subject to its latest version (or --target)
 with the chain the registry defines: schema resolution where versions are compatible and the
 data contracts' migration rules (JSONata) where they are not. Each output is validated against
