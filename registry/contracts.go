@@ -386,7 +386,32 @@ func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, su
 		}
 		rep.Contracts = append(rep.Contracts, vf.Verify(c))
 	}
-	return rep, contractPolicyFindings(subject, st.Policy, rep), nil
+	fs := append(contractPolicyFindings(subject, st.Policy, rep), s.removalGuard(subject, st, cand.parsed, recs)...)
+	sortPolicyFindings(fs)
+	return rep, fs, nil
+}
+
+// removalGuard is governance.RemovalGuard (issue 5 §7) on the published
+// contracts' reads, at the policy's severity.
+func (s *Service) removalGuard(subject string, st governance.SubjectState, cand compat.Schema, recs []ContractRecord) []policy.Finding {
+	sev, on := st.Policy.Severity(governance.RuleDeprecationRemovalGuarded)
+	if !on {
+		return nil
+	}
+	var fields []string
+	for _, f := range compat.Fields(cand) {
+		fields = append(fields, f.Path)
+	}
+	readers := map[string][]string{}
+	for _, r := range recs {
+		readers[r.Consumer] = r.Reads
+	}
+	fs := governance.RemovalGuard(governance.RemovalGuardInput{Subject: subject, Now: s.now(), Deprecations: st.Deprecations,
+		Fields: fields, Readers: readers})
+	for i := range fs {
+		fs[i].Severity = sev
+	}
+	return fs
 }
 
 // contractPolicyFindings groups contract findings by rule, consumer and

@@ -116,9 +116,11 @@ func TestContractsAcceptance(t *testing.T) {
 	if _, err := svc.SetOwner(ctx, subject, governance.Owner{Team: "fulfillment", Contact: "fulfillment@acme.test"}); err != nil {
 		t.Fatal(err)
 	}
-	// The operator opts in: a broken contract refuses registrations.
+	// The operator opts in to refusing a contract reading an expired
+	// field; the removal guard (DEPRECATION_REMOVAL_GUARDED) needs no
+	// opt-in: CONTRACT_FIELD_MISSING stays a warning.
 	if _, err := svc.SetPolicy(ctx, subject, governance.PolicyConfig{Rules: map[string]string{
-		contracts.RuleFieldMissing: "error", contracts.RuleFieldExpired: "error"}}); err != nil {
+		contracts.RuleFieldExpired: "error"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: subject, Versions: []int{1, 2}}); err != nil {
@@ -157,6 +159,8 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := findingsOf(res.Findings, contracts.RuleFieldDeprecated); !reflect.DeepEqual(got, want("warning ", 1, 2, 3, 4, 5)) {
 		t.Errorf("day 0 CONTRACT_FIELD_DEPRECATED = %v", got)
 	}
+	// Removing it before expiry is refused, naming its 5 readers.
+	assertGuarded(t, svc, "day 0", "before it expires on 2026-04-05", 1, 2, 3, 4, 5)
 
 	// Two teams migrate to carrier.
 	clk.Day(30)
@@ -187,6 +191,9 @@ func TestContractsAcceptance(t *testing.T) {
 		t.Fatalf("day 90 register: err = %v, want a policy refusal", err)
 	}
 
+	// Removing it after expiry is refused, naming the 3 readers.
+	assertGuarded(t, svc, "day 90", "expired on 2026-04-05", 3, 4, 5)
+
 	// 3 extensions for 30 days: the gate passes with notices.
 	for _, i := range []int{3, 4, 5} {
 		if _, err := svc.GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
@@ -204,28 +211,30 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := findingsOf(res.Findings, contracts.RuleFieldExtended); !reflect.DeepEqual(got, want("notice ", 3, 4, 5)) {
 		t.Errorf("extended CONTRACT_FIELD_EXTENDED = %v", got)
 	}
-	// Removing carrier_code fails with the 3 readers named.
+	// Every reader holds a live extension: the guard lets the removal through.
 	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Allowed || !reflect.DeepEqual(findingsOf(res.Findings, contracts.RuleFieldMissing), want("error ", 3, 4, 5)) {
-		t.Fatalf("removal gate: allowed %v, %s", res.Allowed, ruleIDs(res.Findings))
+	if g := findingsOf(res.Findings, governance.RuleDeprecationRemovalGuarded); len(g) != 0 || !res.Allowed {
+		t.Fatalf("extended removal: allowed %v, guard %v: %s", res.Allowed, g, ruleIDs(res.Findings))
 	}
+
+	// The extensions end: the gate fails again, and removing carrier_code
+	// fails with the 3 readers named, with default severities.
+	clk.Day(121)
+	if res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}); err != nil || res.Allowed {
+		t.Fatalf("day 121 gate: allowed %v, err %v", res.Allowed, err)
+	}
+	assertGuarded(t, svc, "day 121", "expired on 2026-04-05", 3, 4, 5)
 	_, err = svc.Register(ctx, subject, registry.RegisterRequest{Schema: shipNoCode})
-	if !errors.Is(err, srerr.ErrPolicyViolation) {
-		t.Fatalf("register without carrier_code: err = %v, want 42250", err)
+	if !errors.Is(err, srerr.ErrPolicyViolation) || !strings.Contains(err.Error(), governance.RuleDeprecationRemovalGuarded) {
+		t.Fatalf("register without carrier_code: err = %v, want 42250 DEPRECATION_REMOVAL_GUARDED", err)
 	}
 	for _, i := range []int{3, 4, 5} {
 		if !strings.Contains(err.Error(), team(i)) {
 			t.Errorf("refusal does not name %s: %v", team(i), err)
 		}
-	}
-
-	// The extensions end: the gate fails again.
-	clk.Day(121)
-	if res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}); err != nil || res.Allowed {
-		t.Fatalf("day 121 gate: allowed %v, err %v", res.Allowed, err)
 	}
 
 	// The 3 migrate: removing carrier_code is accepted.
@@ -264,6 +273,39 @@ func TestContractsAcceptance(t *testing.T) {
 	}
 	if len(d0.Consumers) != 12 || readers != 5 {
 		t.Errorf("lineage as of day 0: %d consumers, %d read carrier_code; want 12 and 5", len(d0.Consumers), readers)
+	}
+}
+
+// assertGuarded checks that removing carrier_code (shipNoCode) is refused
+// by DEPRECATION_REMOVAL_GUARDED alone among the errors, at its default
+// severity, with a message naming the field, the expiry and exactly the
+// given teams.
+func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, teams ...int) {
+	t.Helper()
+	res, err := svc.Check(context.Background(), "shipments", registry.RegisterRequest{Schema: shipNoCode})
+	if err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+	if res.Allowed {
+		t.Fatalf("%s: removal allowed: %s", when, ruleIDs(res.Findings))
+	}
+	var guard []policy.Finding
+	for _, f := range res.Findings {
+		if f.Severity == policy.Error && f.RuleID != governance.RuleDeprecationRemovalGuarded {
+			t.Errorf("%s: another error: %s %s", when, f.RuleID, f.Message)
+		}
+		if f.RuleID == governance.RuleDeprecationRemovalGuarded {
+			guard = append(guard, f)
+		}
+	}
+	if len(guard) != 1 || guard[0].Severity != policy.Error || guard[0].Path != ".carrier_code" {
+		t.Fatalf("%s: guard findings %+v", when, guard)
+	}
+	names := strings.Join(want("", teams...), ", ")
+	for _, s := range []string{"field carrier_code", expiry, ": " + names} {
+		if !strings.Contains(guard[0].Message, s) {
+			t.Errorf("%s: message %q lacks %q", when, guard[0].Message, s)
+		}
 	}
 }
 

@@ -44,12 +44,13 @@ func TestPolicySeverity(t *testing.T) {
 		sev policy.Severity
 		on  bool
 	}{
-		"OWNER_MISSING":             {policy.Warning, true},
-		"DEPRECATION_EXPIRED":       {policy.Error, true},
-		"DEPRECATION_EXTENDED":      {policy.Notice, true},
-		"EVENT_ENVELOPE_INCOMPLETE": {policy.Warning, false},
-		"PII_UNTAGGED":              {policy.Warning, true},
-		"NO_SUCH_RULE":              {policy.Notice, false},
+		"OWNER_MISSING":               {policy.Warning, true},
+		"DEPRECATION_EXPIRED":         {policy.Error, true},
+		"DEPRECATION_EXTENDED":        {policy.Notice, true},
+		"DEPRECATION_REMOVAL_GUARDED": {policy.Error, true},
+		"EVENT_ENVELOPE_INCOMPLETE":   {policy.Warning, false},
+		"PII_UNTAGGED":                {policy.Warning, true},
+		"NO_SUCH_RULE":                {policy.Notice, false},
 	} {
 		sev, on := c.Severity(id)
 		if sev != want.sev || on != want.on {
@@ -88,8 +89,9 @@ func TestPolicyValidate(t *testing.T) {
 }
 
 // TestRuleTable: every governance rule is in the policy table with its
-// category; only DEPRECATION_EXPIRED refuses by default; the event rules
-// are off.
+// category; only DEPRECATION_EXPIRED and DEPRECATION_REMOVAL_GUARDED
+// (both only for deprecations declared through the governance API) refuse
+// by default; the event rules are off.
 func TestRuleTable(t *testing.T) {
 	rs := governance.Rules()
 	if len(rs) < 13 {
@@ -102,7 +104,7 @@ func TestRuleTable(t *testing.T) {
 		if _, ok := policy.LookupRule(r.ID); !ok {
 			t.Errorf("%s is not in the policy table", r.ID)
 		}
-		if r.Severity == policy.Error && !r.Off && r.ID != governance.RuleDeprecationExpired {
+		if r.Severity == policy.Error && !r.Off && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
 			t.Errorf("%s refuses registrations by default", r.ID)
 		}
 		off := r.ID == governance.RuleEnvelopeIncomplete || r.ID == governance.RuleInlineBinary

@@ -1,6 +1,11 @@
 package governance
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/registry/policy"
 )
@@ -33,3 +38,99 @@ var contractRulesAdded = func() bool {
 	}
 	return true
 }()
+
+// RuleDeprecationRemovalGuarded is the removal guard of Charter issue 5
+// §7: removing a deprecated field is breaking until it has expired and no
+// published contract still reads it without a live extension.
+const RuleDeprecationRemovalGuarded = "DEPRECATION_REMOVAL_GUARDED"
+
+var removalGuardAdded = func() bool {
+	rules = append(rules, policy.Rule{ID: RuleDeprecationRemovalGuarded, Category: CategoryDeprecation, Severity: policy.Error,
+		Source: "Charter issue 5 §7",
+		Purpose: "The new version removes a field deprecated through the governance API while published contracts still read it: " +
+			"before its expiry, or after it when a reader holds no running extension (inline schema deprecations are not guarded, " +
+			"so an unmodified Confluent client is never refused by it)."})
+	return true
+}()
+
+// RemovalGuardInput is one check of the removal guard: the subject's
+// deprecations, the field paths the candidate still has, the fields each
+// consumer's published contract reads (consumer → schema paths) and the
+// time.
+type RemovalGuardInput struct {
+	Subject      string
+	Now          time.Time
+	Deprecations []Deprecation
+	// Fields are the candidate's field paths (compat.Fields).
+	Fields []string
+	// Readers maps a consumer to the paths its published contract reads.
+	Readers map[string][]string
+}
+
+// RemovalGuard returns one DEPRECATION_REMOVAL_GUARDED finding (severity
+// Error, before the policy) per field deprecation of source SourceAPI that
+// the candidate removes while published contracts read it (the field or a
+// field under it): before expiry every reader is named; after expiry the
+// readers without a running extension are, and none means no finding.
+func RemovalGuard(in RemovalGuardInput) []policy.Finding {
+	have := map[string]bool{}
+	for _, p := range in.Fields {
+		have[p] = true
+	}
+	var out []policy.Finding
+	for _, d := range in.Deprecations {
+		if d.Kind != ItemField || d.Source == SourceSchema || have[d.Path] {
+			continue
+		}
+		readers := ReadersOf(d.Path, in.Readers)
+		if len(readers) == 0 {
+			continue
+		}
+		expired := d.StateAt(in.Now) == StateExpired
+		live := map[string]time.Time{}
+		for _, x := range d.ActiveExtensions(in.Now) {
+			if _, ok := live[x.Consumer]; !ok {
+				live[x.Consumer] = x.Until
+			}
+		}
+		var blocking []string
+		for _, c := range readers {
+			if _, ext := live[c]; !expired || !ext {
+				blocking = append(blocking, c)
+			}
+		}
+		if len(blocking) == 0 {
+			continue
+		}
+		var msg string
+		if expired {
+			msg = fmt.Sprintf("removing %s of subject %s: it expired on %s but published contracts still read it without a running extension: %s",
+				d.Item, in.Subject, date(d.ExpiresAt), strings.Join(blocking, ", "))
+		} else {
+			left := d.DaysLeft(in.Now)
+			msg = fmt.Sprintf("removing %s of subject %s before it expires on %s (%d %s left); published contracts still read it: %s",
+				d.Item, in.Subject, date(d.ExpiresAt), left, plural(left, "day", "days"), strings.Join(blocking, ", "))
+		}
+		out = append(out, policy.Finding{RuleID: RuleDeprecationRemovalGuarded, Severity: policy.Error, Subject: in.Subject,
+			Path: d.Path, Consumer: blocking[0], Message: msg,
+			Hint: fmt.Sprintf("keep %s until it has expired and every consumer reading it has migrated (charter lineage deprecations --subject %s) or holds an extension",
+				d.Item, in.Subject)})
+	}
+	return out
+}
+
+// ReadersOf returns, sorted, the consumers of readers (consumer → paths
+// read) that read path or a field under it.
+func ReadersOf(path string, readers map[string][]string) []string {
+	var out []string
+	for c, paths := range readers {
+		for _, p := range paths {
+			if p == path || strings.HasPrefix(p, path+".") {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -40,7 +40,7 @@ const (
 const source = "Charter issue 4"
 
 // rules is the governance rule table. Defaults: only DEPRECATION_EXPIRED
-// is an error, and it fires only for deprecations an operator declared
+// (and contract_rules.go's DEPRECATION_REMOVAL_GUARDED) is an error, and it fires only for deprecations an operator declared
 // through the governance API; every other rule warns, notes or is off, so
 // an unmodified Confluent client is never refused by a rule it cannot know
 // about.
