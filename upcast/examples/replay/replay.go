@@ -71,11 +71,11 @@ func SplitCustomer(v map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("id is %T, want a string", id)
 	}
 	raw, _ := v["customer"].(string)
-	name, email := strings.TrimSpace(raw), any(nil)
+	name, email := raw, any(nil)
 	if i := strings.LastIndexByte(raw, '<'); i >= 0 && strings.HasSuffix(raw, ">") {
-		name = strings.TrimSpace(raw[:i])
-		email = raw[i+1 : len(raw)-1]
+		name, email = raw[:i], raw[i+1:len(raw)-1]
 	}
+	name = strings.TrimSpace(name)
 	if name == "" {
 		return nil, fmt.Errorf("customer %q has no name", raw)
 	}
