@@ -49,7 +49,9 @@
 // hamba's generic decoding and resolution at about half the cost (fixed,
 // local timestamps, unions with named, array or map branches, promotions
 // to logical types and recursive records are left to hamba). A truncated
-// payload is an error, never a partial value.
+// payload is an error, never a partial value. Decoded strings and longs
+// are boxed into slabs of 128 values (one allocation per slab, not per
+// value), so a value kept after the event keeps its slab alive too.
 //
 // A step's output is checked against the target schema (WithValidation)
 // by a check compiled once per version that accepts values already in
