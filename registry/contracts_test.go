@@ -159,6 +159,7 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := findingsOf(res.Findings, contracts.RuleFieldDeprecated); !reflect.DeepEqual(got, want("warning ", 1, 2, 3, 4, 5)) {
 		t.Errorf("day 0 CONTRACT_FIELD_DEPRECATED = %v", got)
 	}
+	assertMigration(t, svc, "day 0", "deprecated 90 migrated [] reading [team-01 team-02 team-03 team-04 team-05] extended []")
 	// Removing it before expiry is refused, naming its 5 readers.
 	assertGuarded(t, svc, "day 0", "before it expires on 2026-04-05", 1, 2, 3, 4, 5)
 
@@ -173,6 +174,8 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := impactServices(t, svc); !reflect.DeepEqual(got, want("", 3, 4, 5)) {
 		t.Fatalf("day 30 impact = %v", got)
 	}
+
+	assertMigration(t, svc, "day 30", "deprecated 60 migrated [team-01@30 team-02@30] reading [team-03 team-04 team-05] extended []")
 
 	// Day 90: the gate names the 3 still reading carrier_code.
 	clk.Day(90)
@@ -201,6 +204,7 @@ func TestContractsAcceptance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	assertMigration(t, svc, "day 90", "expired 0 migrated [team-01@30 team-02@30] reading [] extended [team-03<30 team-04<30 team-05<30]")
 	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3})
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +251,7 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := impactServices(t, svc); len(got) != 0 {
 		t.Fatalf("after migration impact = %v", got)
 	}
+	assertMigration(t, svc, "day 121", "expired 0 migrated [team-01@30 team-02@30 team-03@121 team-04@121 team-05@121] reading [] extended []")
 	if _, err := svc.Register(ctx, subject, registry.RegisterRequest{Schema: shipNoCode}); err != nil {
 		t.Fatalf("register without carrier_code after migration: %v", err)
 	}
@@ -306,6 +311,38 @@ func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, tea
 		if !strings.Contains(guard[0].Message, s) {
 			t.Errorf("%s: message %q lacks %q", when, guard[0].Message, s)
 		}
+	}
+}
+
+// assertMigration checks the migration status of carrier_code, rendered
+// as "state daysLeft migrated [team@day…] reading [team…] extended
+// [team<daysLeft…]".
+func assertMigration(t *testing.T, svc *registry.Service, when, want string) {
+	t.Helper()
+	ms, err := svc.DeprecationMigrations(context.Background(), "shipments", ".carrier_code")
+	if err != nil {
+		t.Fatalf("%s: migration status: %v", when, err)
+	}
+	if len(ms) != 1 || ms[0].Path != ".carrier_code" || ms[0].Replacement != ".carrier" {
+		t.Fatalf("%s: migration status %+v", when, ms)
+	}
+	m := ms[0]
+	var mig, rd, ext []string
+	for _, c := range m.Migrated {
+		mig = append(mig, fmt.Sprintf("%s@%d", c.Consumer, int(c.At.Sub(day0).Hours()/24)))
+	}
+	for _, c := range m.Reading {
+		rd = append(rd, c.Consumer)
+		if !reflect.DeepEqual(c.Fields, []string{".carrier_code"}) || c.Source != lineage.SourceContract {
+			t.Errorf("%s: reader %+v", when, c)
+		}
+	}
+	for _, c := range m.Extended {
+		ext = append(ext, fmt.Sprintf("%s<%d", c.Consumer, c.DaysLeft))
+	}
+	got := fmt.Sprintf("%s %d migrated %v reading %v extended %v", m.State, m.DaysLeft, mig, rd, ext)
+	if got != want {
+		t.Errorf("%s: migration status\n got %s\nwant %s", when, got, want)
 	}
 }
 

@@ -34,6 +34,16 @@ func (s *server) contractRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("PUT "+sub+"/consumers/{service}", s.putConsumer)
 	mux.HandleFunc("DELETE "+sub+"/consumers/{service}", s.deleteConsumer)
 	mux.HandleFunc("GET "+sub+"/impact", s.impact)
+	mux.HandleFunc("GET "+sub+"/migrations", s.migrations)
+}
+
+// migrations: GET …/{s}/migrations?path=.carrier_code → the migration
+// status of the subject's deprecated fields (every one without path):
+// []registry.DeprecationMigration. Not …/deprecations/status, which a
+// field named "status" (…/deprecations/{item}) would collide with.
+func (s *server) migrations(w http.ResponseWriter, r *http.Request) {
+	out, err := s.svc.DeprecationMigrations(r.Context(), r.PathValue("subject"), r.URL.Query().Get("path"))
+	s.answer(w, r, out, err)
 }
 
 // publishContractRequest is the body of POST …/contracts: the pact file

@@ -165,6 +165,13 @@ func TestContractAPIDocumented(t *testing.T) {
 	e.call(200, "PUT", sub+"/producers/{service}", s+"/producers/fulfillment", `{"versions":[1]}`)
 	e.call(200, "PUT", sub+"/consumers/{service}", s+"/consumers/audit", `{"fields":[".id"],"range":{"from":1}}`)
 	e.call(200, "GET", sub+"/impact", s+"/impact?path=.carrier_code&change=deprecate", "")
+	e.call(200, "POST", sub+"/deprecations", s+"/deprecations", `{"path":".carrier_code","replacement":".carrier","ttlDays":30}`)
+	mig := e.call(200, "GET", sub+"/migrations", s+"/migrations", "")
+	wantContains(t, "migrations", mig.body, `"path":".carrier_code"`, `"daysLeft":30`, `"migrated":[]`,
+		`"reading":[{"consumer":"billing","fields":[".carrier_code"],"source":"contract"`, `"extended":[]`)
+	e.call(200, "GET", sub+"/migrations", s+"/migrations?path=.carrier_code", "")
+	e.call(404, "GET", sub+"/migrations", s+"/migrations?path=.id", "")
+	e.call(404, "GET", sub+"/migrations", "/governance/subjects/parcels/migrations", "")
 	e.call(200, "GET", "/governance/lineage/pii", "/governance/lineage/pii", "")
 	e.call(200, "GET", "/governance/lineage/changes", "/governance/lineage/changes", "")
 	e.call(200, "GET", "/governance/lineage/graph", "/governance/lineage/graph", "")

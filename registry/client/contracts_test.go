@@ -114,6 +114,39 @@ func consumers(rs []client.ContractRecord) []string {
 	return out
 }
 
+// TestDeprecationMigrationsClient: the migration status of a deprecated
+// field as a declared consumer moves off it, and its errors.
+func TestDeprecationMigrationsClient(t *testing.T) {
+	c, _ := newClient(t, client.WithActor("alice"))
+	ctx := t.Context()
+	const s = "shipments-value"
+	_, err := c.Register(ctx, s, client.NewSchema{Text: shipV2})
+	noErr(t, err)
+	_, err = c.DeclareConsumer(ctx, s, "audit", []string{".id", ".carrier_code"}, nil)
+	noErr(t, err)
+	// audit stops reading carrier_code after its deprecation.
+	_, err = c.Deprecate(ctx, s, client.DeprecateRequest{Path: ".carrier_code", Reason: "records", TTLDays: 10})
+	noErr(t, err)
+	mig, err := c.DeprecationMigrations(ctx, s, ".carrier_code")
+	noErr(t, err)
+	if len(mig) != 1 || mig[0].DaysLeft != 10 || mig[0].State != "deprecated" || len(mig[0].Reading) != 1 || mig[0].Reading[0].Consumer != "audit" || len(mig[0].Migrated) != 0 {
+		t.Errorf("migrations %+v", mig)
+	}
+	_, err = c.DeclareConsumer(ctx, s, "audit", []string{".id"}, nil)
+	noErr(t, err)
+	mig, err = c.DeprecationMigrations(ctx, s, "")
+	noErr(t, err)
+	if len(mig) != 1 || len(mig[0].Reading) != 0 || len(mig[0].Migrated) != 1 || mig[0].Migrated[0].Consumer != "audit" || mig[0].Migrated[0].Withdrawn {
+		t.Errorf("migrations after audit moved %+v", mig)
+	}
+	if _, err := c.DeprecationMigrations(ctx, s, ".id"); !errors.Is(err, srerr.ErrGovernanceNotFound) {
+		t.Errorf("migrations of a field not deprecated: %v", err)
+	}
+	if _, err := c.DeprecationMigrations(ctx, "parcels", ""); !errors.Is(err, srerr.ErrSubjectNotFound) {
+		t.Errorf("migrations of an unknown subject: %v", err)
+	}
+}
+
 // TestLineageClient declares producers and consumers and asks impact, PII
 // exposure, the history and the graph in every format.
 func TestLineageClient(t *testing.T) {
@@ -256,6 +289,7 @@ func TestContractTypesMirrorServer(t *testing.T) {
 		{"GET", "/governance/contracts", "", &[]client.ContractRecord{}},
 		{"POST", "/governance/subjects/" + s + "/contracts/verify", string(verify), &client.ContractVerification{}},
 		{"GET", "/governance/subjects/" + s + "/impact?path=.customer_email", "", &[]client.Impact{}},
+		{"GET", "/governance/subjects/" + s + "/migrations", "", &[]client.DeprecationMigration{}},
 		{"GET", "/governance/lineage/pii", "", &[]client.Exposure{}},
 		{"GET", "/governance/lineage/changes", "", &[]client.LineageChange{}},
 		{"GET", "/governance/lineage/graph", "", &client.LineageGraph{}},

@@ -195,3 +195,19 @@ func (c *Client) LineageGraphText(ctx context.Context, subject string, at time.T
 	}
 	return b, nil
 }
+
+// DeprecationMigrations returns the migration status of the deprecated
+// fields of subject (only path's when path is not ""), by path (GET
+// /governance/subjects/{s}/migrations). Errors: srerr.ErrSubjectNotFound,
+// srerr.ErrGovernanceNotFound when path is not deprecated.
+func (c *Client) DeprecationMigrations(ctx context.Context, subject, path string) ([]DeprecationMigration, error) {
+	v := url.Values{}
+	if path != "" {
+		v.Set("path", path)
+	}
+	out := []DeprecationMigration{}
+	if err := c.do(ctx, "GET", subjectPath(subject, "migrations"), v, nil, &out); err != nil {
+		return nil, fmt.Errorf("deprecation migrations of subject %q: %w", subject, err)
+	}
+	return out, nil
+}

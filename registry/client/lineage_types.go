@@ -137,3 +137,49 @@ func (r VersionRange) String() string {
 	}
 	return strconv.Itoa(r.From) + ".." + strconv.Itoa(r.To)
 }
+
+// DeprecationMigration is the migration status of one deprecated field
+// (GET /governance/subjects/{s}/migrations): its countdown and readers,
+// in three disjoint groups sorted by consumer.
+type DeprecationMigration struct {
+	Subject     string    `json:"subject"`
+	Path        string    `json:"path"`
+	Replacement string    `json:"replacement,omitempty"`
+	Source      string    `json:"source,omitempty"`
+	State       string    `json:"state"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+	// DaysLeft is the whole days until expiry, rounded up; 0 once expired.
+	DaysLeft int `json:"daysLeft"`
+	// Migrated read the field and no longer do; Reading read it without
+	// a running extension; Extended read it under one.
+	Migrated []MigratedConsumer `json:"migrated"`
+	Reading  []ReadingConsumer  `json:"reading"`
+	Extended []ExtendedConsumer `json:"extended"`
+}
+
+// MigratedConsumer is a consumer that stopped reading a deprecated field
+// at At (Withdrawn: its contract or declaration was removed).
+type MigratedConsumer struct {
+	Consumer  string    `json:"consumer"`
+	At        time.Time `json:"at"`
+	Withdrawn bool      `json:"withdrawn,omitempty"`
+}
+
+// ReadingConsumer is a consumer still reading a deprecated field: the
+// paths it reads there, the source ("contract", "declared") and since
+// when.
+type ReadingConsumer struct {
+	Consumer        string    `json:"consumer"`
+	Fields          []string  `json:"fields"`
+	Source          string    `json:"source"`
+	ContractVersion string    `json:"contractVersion,omitempty"`
+	Since           time.Time `json:"since,omitzero"`
+}
+
+// ExtendedConsumer is a reader holding a running extension until Until
+// (DaysLeft whole days, rounded up).
+type ExtendedConsumer struct {
+	ReadingConsumer
+	Until    time.Time `json:"until"`
+	DaysLeft int       `json:"daysLeft"`
+}
