@@ -1,6 +1,7 @@
 // Package lineage is the `charter lineage` command: who reads what of the
 // registry's subjects. `impact` lists the consumers a field change
-// affects, `pii` who reads fields tagged PII and since when, `graph`
+// affects, `pii` who reads fields tagged PII and since when,
+// `deprecations` the migration status of deprecated fields, `graph`
 // exports the lineage graph as Graphviz DOT, Mermaid or JSON; all through
 // the registry's lineage API (Charter issue 5).
 package lineage
@@ -30,10 +31,11 @@ type Deps struct {
 func NewCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
-		Short: "Ask who consumes what: field change impact, PII exposure, the lineage graph",
+		Short: "Ask who consumes what: field change impact, PII exposure, deprecation migrations, the lineage graph",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newImpactCommand("impact", deps), newPIICommand("pii", deps), newGraphCommand("graph", deps))
+	cmd.AddCommand(newImpactCommand("impact", deps), newPIICommand("pii", deps), newDeprecationsCommand("deprecations", deps),
+		newGraphCommand("graph", deps))
 	return cmd
 }
 
@@ -138,6 +140,88 @@ published contract or a declaration says so, and since when.`,
 	f.StringVar(&subject, "subject", "", "only this subject (default: every subject)")
 	f.StringVar(&tag, "tag", "", "the tag (default PII)")
 	return cmd
+}
+
+func newDeprecationsCommand(name string, deps Deps) *cobra.Command {
+	var subject, field string
+	cmd := &cobra.Command{
+		Use:   name + " --subject SUBJECT [--field PATH]",
+		Short: "Show who has migrated off each deprecated field, who still reads it, who holds an extension",
+		Long: `For each deprecated field of a subject (or only --field), show its countdown
+and its consumers, from the lineage history: migrated (they read the field
+and no longer do), reading (they still read it with no running extension) and
+extended (they read it under an extension, until when).`,
+		Example: `  charter lineage deprecations --subject shipments-value
+  charter lineage deprecations --subject shipments-value --field .carrier_code -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if subject == "" {
+				return fmt.Errorf("lineage deprecations: --subject is required")
+			}
+			format, cl, err := connect(cmd, deps)
+			if err != nil {
+				return err
+			}
+			ms, err := cl.DeprecationMigrations(cmd.Context(), subject, field)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				return writeJSON(out, ms)
+			}
+			if len(ms) == 0 {
+				_, err := fmt.Fprintf(out, "%s has no deprecated field\n", subject)
+				return err
+			}
+			for i, m := range ms {
+				if i > 0 {
+					fmt.Fprintln(out)
+				}
+				writeMigration(out, m)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&subject, "subject", "", "subject (required)")
+	f.StringVar(&field, "field", "", `only this deprecated field, e.g. ".carrier_code"`)
+	return cmd
+}
+
+// writeMigration prints one field's migration status: a heading with the
+// countdown and counts, then one row per consumer.
+func writeMigration(out io.Writer, m client.DeprecationMigration) {
+	when := fmt.Sprintf("deprecated, expires on %s (%s left)", date(m.ExpiresAt), plural(m.DaysLeft, "day"))
+	if m.State == "expired" {
+		when = "expired on " + date(m.ExpiresAt)
+	}
+	use := ""
+	if m.Replacement != "" {
+		use = "; use " + m.Replacement + " instead"
+	}
+	fmt.Fprintf(out, "%s %s: %s%s\n", m.Subject, m.Path, when, use)
+	fmt.Fprintf(out, "%d migrated, %d still reading, %d extended\n", len(m.Migrated), len(m.Reading), len(m.Extended))
+	if len(m.Migrated)+len(m.Reading)+len(m.Extended) == 0 {
+		fmt.Fprintln(out, "no consumer has read it")
+		return
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CONSUMER\tSTATUS\tSOURCE\tDETAIL")
+	for _, c := range m.Migrated {
+		how := "since " + date(c.At)
+		if c.Withdrawn {
+			how = "withdrawn " + date(c.At)
+		}
+		fmt.Fprintf(tw, "%s\tmigrated\t-\t%s\n", c.Consumer, how)
+	}
+	for _, c := range m.Reading {
+		fmt.Fprintf(tw, "%s\treading\t%s\treads %s since %s\n", c.Consumer, source(c.Source, c.ContractVersion, ""), strings.Join(c.Fields, ","), date(c.Since))
+	}
+	for _, c := range m.Extended {
+		fmt.Fprintf(tw, "%s\textended\t%s\tuntil %s (%s left)\n", c.Consumer, source(c.Source, c.ContractVersion, ""), date(c.Until), plural(c.DaysLeft, "day"))
+	}
+	_ = tw.Flush()
 }
 
 func newGraphCommand(name string, deps Deps) *cobra.Command {

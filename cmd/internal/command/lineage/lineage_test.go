@@ -18,6 +18,7 @@ import (
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/sqlite"
 )
 
@@ -35,12 +36,20 @@ const (
 // .carrier_code) and crm's declared read of the PII field.
 func newRegistry(t *testing.T) string {
 	t.Helper()
+	url, _ := newRegistryClock(t, func() time.Time { return day0 })
+	return url
+}
+
+// newRegistryClock is newRegistry on the clock now, returning the
+// service too.
+func newRegistryClock(t *testing.T, now func() time.Time) (string, *registry.Service) {
+	t.Helper()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.NewService(store, []compat.Format{avro.Format{}}, registry.WithLogger(log), registry.WithClock(func() time.Time { return day0 }))
+	svc := registry.NewService(store, []compat.Format{avro.Format{}}, registry.WithLogger(log), registry.WithClock(now))
 	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
 	t.Cleanup(func() {
 		srv.Close()
@@ -60,7 +69,7 @@ func newRegistry(t *testing.T) string {
 	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	return srv.URL
+	return srv.URL, svc
 }
 
 type step struct {
@@ -124,6 +133,46 @@ func TestPII(t *testing.T) {
 	clitest.Golden(t, "pii.golden", got, url, "$REGISTRY")
 }
 
+// TestDeprecations: the migration status of carrier_code, deprecated on
+// day 0 for 30 days (billing's contract and ops read it; audit reads it
+// and moves off it on day 5), on day 10 and on day 35 after billing got a
+// 20-day extension; then the errors.
+func TestDeprecations(t *testing.T) {
+	now := day0
+	url, svc := newRegistryClock(t, func() time.Time { return now })
+	ctx := registry.WithActor(t.Context(), "alice")
+	const s = "shipments-value"
+	for _, c := range []string{"audit", "ops"} {
+		if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: c, Subject: s, Fields: []string{".id", ".carrier_code"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Deprecate(ctx, s, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"), TTLDays: 30,
+		Replacement: ".carrier", Reason: "carriers are records"}); err != nil {
+		t.Fatal(err)
+	}
+	before := transcript(t, url, ok("lineage", "deprecations", "--subject", s))
+	now = day0.Add(5 * 24 * time.Hour)
+	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".id"}}); err != nil {
+		t.Fatal(err)
+	}
+	now = day0.Add(10 * 24 * time.Hour)
+	got := before + transcript(t, url, ok("lineage", "deprecations", "--subject", s))
+	now = day0.Add(35 * 24 * time.Hour)
+	if _, err := svc.GrantExtension(ctx, s, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
+		Consumer: "billing", Days: 20, Reason: "Q2 release", Approver: "fulfillment-lead"}); err != nil {
+		t.Fatal(err)
+	}
+	got += transcript(t, url,
+		ok("lineage", "deprecations", "--subject", s, "--field", ".carrier_code"),
+		ok("lineage", "deprecations", "--subject", s, "-o", "json"),
+		fail("lineage", "deprecations"),
+		fail("lineage", "deprecations", "--subject", s, "--field", ".id"),
+		fail("lineage", "deprecations", "--subject", "parcels-value"),
+	)
+	clitest.Golden(t, "deprecations.golden", got, url, "$REGISTRY")
+}
+
 // TestGraph: the graph in each format, as of a time, and bad flags.
 func TestGraph(t *testing.T) {
 	url := newRegistry(t)
@@ -140,7 +189,7 @@ func TestGraph(t *testing.T) {
 
 // TestHelp: every sub-command's help has an example.
 func TestHelp(t *testing.T) {
-	for _, sub := range []string{"impact", "pii", "graph"} {
+	for _, sub := range []string{"impact", "pii", "deprecations", "graph"} {
 		r := clitest.Run(t, "lineage", sub, "--help")
 		if r.Code != 0 || !strings.Contains(r.Stdout, "Examples:\n  charter lineage "+sub) {
 			t.Errorf("lineage %s --help (exit %d):\n%s", sub, r.Code, r.Stdout)
