@@ -371,6 +371,7 @@ func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, su
 	if err != nil {
 		return nil, nil, err
 	}
+	guard := s.removalGuard(subject, st, baseline, cand.parsed, recs)
 	if baseline != nil && baseline.Type() != cand.parsed.Type() {
 		baseline = nil
 	}
@@ -386,28 +387,33 @@ func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, su
 		}
 		rep.Contracts = append(rep.Contracts, vf.Verify(c))
 	}
-	fs := append(contractPolicyFindings(subject, st.Policy, rep), s.removalGuard(subject, st, cand.parsed, recs)...)
+	fs := append(contractPolicyFindings(subject, st.Policy, rep), guard...)
 	sortPolicyFindings(fs)
 	return rep, fs, nil
 }
 
 // removalGuard is governance.RemovalGuard (issue 5 §7) on the published
-// contracts' reads, at the policy's severity.
-func (s *Service) removalGuard(subject string, st governance.SubjectState, cand compat.Schema, recs []ContractRecord) []policy.Finding {
+// contracts' reads, at the policy's severity: fields of prev (the latest
+// version; nil for a re-registration) that cand drops.
+func (s *Service) removalGuard(subject string, st governance.SubjectState, prev, cand compat.Schema, recs []ContractRecord) []policy.Finding {
 	sev, on := st.Policy.Severity(governance.RuleDeprecationRemovalGuarded)
-	if !on {
+	if !on || prev == nil {
 		return nil
 	}
-	var fields []string
-	for _, f := range compat.Fields(cand) {
-		fields = append(fields, f.Path)
+	paths := func(sc compat.Schema) []string {
+		var out []string
+		for _, f := range compat.Fields(sc) {
+			out = append(out, f.Path)
+		}
+		return out
 	}
+	previous, fields := paths(prev), paths(cand)
 	readers := map[string][]string{}
 	for _, r := range recs {
 		readers[r.Consumer] = r.Reads
 	}
 	fs := governance.RemovalGuard(governance.RemovalGuardInput{Subject: subject, Now: s.now(), Deprecations: st.Deprecations,
-		Fields: fields, Readers: readers})
+		Previous: previous, Fields: fields, Readers: readers})
 	for i := range fs {
 		fs[i].Severity = sev
 	}

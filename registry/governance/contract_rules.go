@@ -61,25 +61,31 @@ type RemovalGuardInput struct {
 	Subject      string
 	Now          time.Time
 	Deprecations []Deprecation
-	// Fields are the candidate's field paths (compat.Fields).
-	Fields []string
+	// Previous are the field paths of the subject's latest version (nil
+	// for a first version, or a re-registration of an existing version:
+	// nothing is removed then); Fields the candidate's (compat.Fields).
+	Previous []string
+	Fields   []string
 	// Readers maps a consumer to the paths its published contract reads.
 	Readers map[string][]string
 }
 
 // RemovalGuard returns one DEPRECATION_REMOVAL_GUARDED finding (severity
 // Error, before the policy) per field deprecation of source SourceAPI that
-// the candidate removes while published contracts read it (the field or a
+// the candidate removes (the previous version has it, the candidate not) while published contracts read it (the field or a
 // field under it): before expiry every reader is named; after expiry the
 // readers without a running extension are, and none means no finding.
 func RemovalGuard(in RemovalGuardInput) []policy.Finding {
-	have := map[string]bool{}
+	have, had := map[string]bool{}, map[string]bool{}
 	for _, p := range in.Fields {
 		have[p] = true
 	}
+	for _, p := range in.Previous {
+		had[p] = true
+	}
 	var out []policy.Finding
 	for _, d := range in.Deprecations {
-		if d.Kind != ItemField || d.Source == SourceSchema || have[d.Path] {
+		if d.Kind != ItemField || d.Source == SourceSchema || !had[d.Path] || have[d.Path] {
 			continue
 		}
 		readers := ReadersOf(d.Path, in.Readers)

@@ -27,14 +27,16 @@ func TestRemovalGuard(t *testing.T) {
 	}
 	readers := map[string][]string{"billing": {".id", ".carrier_code"}, "tracking": {".carrier_code"}, "audit": {".id"}}
 	tests := []struct {
-		name     string
-		now      int
-		source   governance.Source
-		exts     []governance.Extension
-		readers  map[string][]string
-		fields   []string
-		want     string // "consumer: message fragments" or "" for no finding
-		contains []string
+		name    string
+		now     int
+		source  governance.Source
+		exts    []governance.Extension
+		readers map[string][]string
+		fields  []string
+		// noPrevious: a first version or a re-registration (nothing removed).
+		noPrevious bool
+		want       string // "consumer: message fragments" or "" for no finding
+		contains   []string
 	}{
 		{name: "before expiry: refused, all readers", now: 30, readers: readers, want: "billing",
 			contains: []string{"field carrier_code", "before it expires on 2026-04-05", "60 days left", "billing, tracking"}},
@@ -49,6 +51,7 @@ func TestRemovalGuard(t *testing.T) {
 			want: "billing", contains: []string{"billing, tracking"}},
 		{name: "no readers: passes", now: 30, readers: map[string][]string{"audit": {".id"}}},
 		{name: "field kept: passes", now: 30, readers: readers, fields: kept},
+		{name: "re-registration of a version without it: not a removal", now: 30, readers: readers, noPrevious: true},
 		{name: "inline deprecation: not guarded", now: 30, readers: readers, source: governance.SourceSchema},
 		{name: "reader of a field under it", now: 30, readers: map[string][]string{"ops": {".carrier_code.raw"}}, want: "ops"},
 	}
@@ -60,12 +63,16 @@ func TestRemovalGuard(t *testing.T) {
 			}
 			d := governance.NewDeprecation("shipments", governance.FieldItem(".carrier_code"), day(0), 90, src)
 			d.Extensions = tc.exts
+			prev := kept
+			if tc.noPrevious {
+				prev = nil
+			}
 			fs := fields
 			if tc.fields != nil {
 				fs = tc.fields
 			}
 			got := governance.RemovalGuard(governance.RemovalGuardInput{Subject: "shipments", Now: day(tc.now),
-				Deprecations: []governance.Deprecation{d}, Fields: fs, Readers: tc.readers})
+				Deprecations: []governance.Deprecation{d}, Previous: prev, Fields: fs, Readers: tc.readers})
 			if tc.want == "" {
 				if len(got) != 0 {
 					t.Fatalf("findings %+v, want none", got)
