@@ -32,7 +32,15 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Ask who consumes what: field change impact, PII exposure, deprecation migrations, the lineage graph",
-		Args:  cobra.NoArgs,
+		Example: `  # Who breaks if .carrier_code of shipments-value changes?
+  charter lineage impact --subject shipments-value --field .carrier_code
+
+  # Which consumers have moved off a deprecated field, and who still reads it
+  charter lineage deprecations --subject shipments-value
+
+  # The whole graph as Graphviz
+  charter lineage graph --format dot > lineage.dot`,
+		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newImpactCommand("impact", deps), newPIICommand("pii", deps), newDeprecationsCommand("deprecations", deps),
 		newGraphCommand("graph", deps))
