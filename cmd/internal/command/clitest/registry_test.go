@@ -2,7 +2,6 @@ package clitest_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,86 +20,54 @@ import (
 
 func init() { buildinfo.Version = "v0.0.0-test" }
 
-// step is one command of a session and the exit code it must return.
-type step struct {
-	args []string
-	code int
-}
-
-func ok(args ...string) step   { return step{args, cli.ExitOK} }
-func fail(args ...string) step { return step{args, cli.ExitError} }
-
-// refused is a step the registry refuses on content (exit 1).
-func refused(args ...string) step { return step{args, cli.ExitViolations} }
-
 // session runs steps against the registry at url and compares their
-// transcript ("$ charter …", stdout, stderr, exit code) with a golden
-// file. Every error must be one line.
-func session(t *testing.T, golden, url string, steps []step, scrub ...string) {
+// transcript with a golden file (see clitest.Transcript).
+func session(t *testing.T, golden, url string, steps []clitest.Step, scrub ...string) {
 	t.Helper()
-	var b strings.Builder
-	for _, s := range steps {
-		args := append([]string{"--registry", url}, s.args...)
-		r := clitest.Run(t, args...)
-		fmt.Fprintf(&b, "$ charter %s\n%s", strings.Join(s.args, " "), r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "stderr: %s", r.Stderr)
-		}
-		if r.Code != cli.ExitOK {
-			fmt.Fprintf(&b, "exit %d\n", r.Code)
-		}
-		b.WriteString("\n")
-		if r.Code != s.code {
-			t.Errorf("charter %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.Code, s.code, r.Stdout, r.Stderr)
-		}
-		if r.Code == cli.ExitError && (!strings.HasPrefix(r.Stderr, "charter: ") || strings.Count(r.Stderr, "\n") != 1) {
-			t.Errorf("charter %s: stderr %q, want one line starting with \"charter: \"", strings.Join(s.args, " "), r.Stderr)
-		}
-	}
-	clitest.Golden(t, golden, b.String(), append([]string{url, "$REGISTRY"}, scrub...)...)
+	clitest.Golden(t, golden, clitest.Transcript(t, url, steps...), append([]string{url, "$REGISTRY"}, scrub...)...)
 }
 
 const schemas = "testdata/schemas/"
 
 // registerSample registers customer-value and two versions of
 // orders-value (which references it, with metadata).
-var registerSample = []step{
-	ok("subjects"),
-	ok("register", "customer-value", schemas+"customer.avsc"),
-	ok("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
-	ok("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:latest", "-o", "json"),
+var registerSample = []clitest.Step{
+	clitest.OK("subjects"),
+	clitest.OK("register", "customer-value", schemas+"customer.avsc"),
+	clitest.OK("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
+	clitest.OK("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:latest", "-o", "json"),
 	// The same schema again: the version it already is.
-	ok("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
-	ok("register", "shipment-value", schemas+"shipment.proto"),
-	refused("register", "orders-value", schemas+"orders-bad.avsc", "--ref", "acme.Customer=customer-value:1"),
-	fail("register", "", schemas+"orders.avsc"),
-	fail("register", "orders-value", schemas+"orders.avsc"),
-	fail("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer"),
-	fail("register", "orders-value", schemas+"nope.avsc"),
-	fail("register", "orders-value", schemas+"orders.meta.json", "--type", "xml"),
-	fail("register", "orders-value", schemas+"orders.avsc", "--metadata", schemas+"customer.avsc"),
+	clitest.OK("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
+	clitest.OK("register", "shipment-value", schemas+"shipment.proto"),
+	clitest.Refused("register", "orders-value", schemas+"orders-bad.avsc", "--ref", "acme.Customer=customer-value:1"),
+	clitest.Fail("register", "", schemas+"orders.avsc"),
+	clitest.Fail("register", "orders-value", schemas+"orders.avsc"),
+	clitest.Fail("register", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer"),
+	clitest.Fail("register", "orders-value", schemas+"nope.avsc"),
+	clitest.Fail("register", "orders-value", schemas+"orders.meta.json", "--type", "xml"),
+	clitest.Fail("register", "orders-value", schemas+"orders.avsc", "--metadata", schemas+"customer.avsc"),
 }
 
 func TestRegisterAndRead(t *testing.T) {
 	t.Parallel()
 	_, url := projecttest.Registry(t)
 	session(t, "register.golden", url, registerSample)
-	session(t, "read.golden", url, []step{
-		ok("subjects"),
-		ok("subjects", "--prefix", "orders", "-o", "json"),
-		ok("versions", "orders-value"),
-		ok("versions", "orders-value", "-o", "json"),
-		ok("get", "orders-value"),
-		ok("get", "orders-value", "1", "-o", "json"),
-		ok("get", "shipment-value", "latest", "--schema-only"),
-		ok("lookup", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
-		ok("lookup", "customer-value", schemas+"customer.avsc", "-o", "json"),
-		fail("lookup", "customer-value", schemas+"shipment.proto"),
-		fail("get", "orders-value", "9"),
-		fail("get", "orders-value", "first"),
-		fail("get", "nope"),
-		fail("versions", "nope"),
-		fail("subjects", "-o", "yaml"),
+	session(t, "read.golden", url, []clitest.Step{
+		clitest.OK("subjects"),
+		clitest.OK("subjects", "--prefix", "orders", "-o", "json"),
+		clitest.OK("versions", "orders-value"),
+		clitest.OK("versions", "orders-value", "-o", "json"),
+		clitest.OK("get", "orders-value"),
+		clitest.OK("get", "orders-value", "1", "-o", "json"),
+		clitest.OK("get", "shipment-value", "latest", "--schema-only"),
+		clitest.OK("lookup", "orders-value", schemas+"orders.avsc", "--ref", "acme.Customer=customer-value:1", "--metadata", schemas+"orders.meta.json"),
+		clitest.OK("lookup", "customer-value", schemas+"customer.avsc", "-o", "json"),
+		clitest.Fail("lookup", "customer-value", schemas+"shipment.proto"),
+		clitest.Fail("get", "orders-value", "9"),
+		clitest.Fail("get", "orders-value", "first"),
+		clitest.Fail("get", "nope"),
+		clitest.Fail("versions", "nope"),
+		clitest.Fail("subjects", "-o", "yaml"),
 	})
 }
 
@@ -108,33 +75,33 @@ func TestConfigAndMode(t *testing.T) {
 	t.Parallel()
 	_, url := projecttest.Registry(t)
 	session(t, "setup.golden", url, registerSample[1:3])
-	session(t, "config.golden", url, []step{
-		ok("config", "get"),
-		ok("config", "get", "orders-value"),
-		fail("config", "get", "orders-value", "--own"),
-		ok("config", "set", "orders-value", "--level", "full_transitive", "--compatibility-group", "application.major.version"),
-		ok("config", "set", "orders-value", "--normalize", "--default-metadata", schemas+"owner.json"),
-		ok("config", "get", "orders-value", "--own", "-o", "json"),
-		ok("config", "set", "--level", "FORWARD"),
-		ok("config", "get", "customer-value"),
-		fail("config", "set", "orders-value"),
-		fail("config", "set", "orders-value", "--level", "SIDEWAYS"),
-		fail("config", "set", "orders-value", "--default-metadata", schemas+"orders.avsc.nope"),
-		ok("config", "delete", "orders-value"),
-		ok("config", "delete"),
-		ok("config", "get"),
+	session(t, "config.golden", url, []clitest.Step{
+		clitest.OK("config", "get"),
+		clitest.OK("config", "get", "orders-value"),
+		clitest.Fail("config", "get", "orders-value", "--own"),
+		clitest.OK("config", "set", "orders-value", "--level", "full_transitive", "--compatibility-group", "application.major.version"),
+		clitest.OK("config", "set", "orders-value", "--normalize", "--default-metadata", schemas+"owner.json"),
+		clitest.OK("config", "get", "orders-value", "--own", "-o", "json"),
+		clitest.OK("config", "set", "--level", "FORWARD"),
+		clitest.OK("config", "get", "customer-value"),
+		clitest.Fail("config", "set", "orders-value"),
+		clitest.Fail("config", "set", "orders-value", "--level", "SIDEWAYS"),
+		clitest.Fail("config", "set", "orders-value", "--default-metadata", schemas+"orders.avsc.nope"),
+		clitest.OK("config", "delete", "orders-value"),
+		clitest.OK("config", "delete"),
+		clitest.OK("config", "get"),
 	})
-	session(t, "mode.golden", url, []step{
-		ok("mode", "get"),
-		ok("mode", "set", "orders-value", "readonly"),
-		ok("mode", "get", "orders-value", "-o", "json"),
-		ok("mode", "get", "customer-value"),
-		fail("mode", "get", "customer-value", "--own"),
-		fail("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:1"),
-		fail("mode", "set", "IMPORT"),
-		fail("mode", "set", "orders-value", "SIDEWAYS"),
-		ok("mode", "delete", "orders-value"),
-		ok("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:1"),
+	session(t, "mode.golden", url, []clitest.Step{
+		clitest.OK("mode", "get"),
+		clitest.OK("mode", "set", "orders-value", "readonly"),
+		clitest.OK("mode", "get", "orders-value", "-o", "json"),
+		clitest.OK("mode", "get", "customer-value"),
+		clitest.Fail("mode", "get", "customer-value", "--own"),
+		clitest.Fail("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:1"),
+		clitest.Fail("mode", "set", "IMPORT"),
+		clitest.Fail("mode", "set", "orders-value", "SIDEWAYS"),
+		clitest.OK("mode", "delete", "orders-value"),
+		clitest.OK("register", "orders-value", schemas+"orders-v2.avsc", "--ref", "acme.Customer=customer-value:1"),
 	})
 }
 
@@ -142,19 +109,19 @@ func TestDelete(t *testing.T) {
 	t.Parallel()
 	_, url := projecttest.Registry(t)
 	session(t, "setup-delete.golden", url, registerSample[1:4])
-	session(t, "delete.golden", url, []step{
-		fail("delete", "customer-value"),
-		ok("delete", "orders-value", "latest"),
-		ok("versions", "orders-value", "--deleted"),
-		fail("delete", "orders-value", "1", "--permanent"),
-		ok("delete", "orders-value", "2", "--permanent"),
-		ok("delete", "orders-value", "-o", "json"),
-		ok("subjects", "--deleted"),
-		ok("delete", "orders-value", "--permanent"),
-		ok("delete", "customer-value"),
-		ok("subjects"),
-		fail("delete", "nope"),
-		fail("delete", "customer-value", "zero"),
+	session(t, "delete.golden", url, []clitest.Step{
+		clitest.Fail("delete", "customer-value"),
+		clitest.OK("delete", "orders-value", "latest"),
+		clitest.OK("versions", "orders-value", "--deleted"),
+		clitest.Fail("delete", "orders-value", "1", "--permanent"),
+		clitest.OK("delete", "orders-value", "2", "--permanent"),
+		clitest.OK("delete", "orders-value", "-o", "json"),
+		clitest.OK("subjects", "--deleted"),
+		clitest.OK("delete", "orders-value", "--permanent"),
+		clitest.OK("delete", "customer-value"),
+		clitest.OK("subjects"),
+		clitest.Fail("delete", "nope"),
+		clitest.Fail("delete", "customer-value", "zero"),
 	})
 }
 
@@ -168,21 +135,21 @@ func TestExportImport(t *testing.T) {
 	dir := t.TempDir()
 	dump, again := filepath.Join(dir, "dump.json"), filepath.Join(dir, "again.json")
 	session(t, "setup-export.golden", src, append(registerSample[1:6:6],
-		ok("delete", "orders-value", "2"),
-		ok("config", "set", "orders-value", "--level", "FULL"),
-		ok("mode", "set", "customer-value", "READONLY"),
+		clitest.OK("delete", "orders-value", "2"),
+		clitest.OK("config", "set", "orders-value", "--level", "FULL"),
+		clitest.OK("mode", "set", "customer-value", "READONLY"),
 	))
-	session(t, "export.golden", src, []step{
-		ok("export"),
-		ok("export", "--file", dump),
+	session(t, "export.golden", src, []clitest.Step{
+		clitest.OK("export"),
+		clitest.OK("export", "--file", dump),
 	}, dir, "$TMP")
-	session(t, "import.golden", dst, []step{
-		ok("import", dump),
-		fail("import", dump),
-		ok("import", dump, "--force", "-o", "json"),
-		ok("export", "-f", again),
-		fail("import", filepath.Join(dir, "nope.json")),
-		fail("import", schemas+"owner.json"),
+	session(t, "import.golden", dst, []clitest.Step{
+		clitest.OK("import", dump),
+		clitest.Fail("import", dump),
+		clitest.OK("import", dump, "--force", "-o", "json"),
+		clitest.OK("export", "-f", again),
+		clitest.Fail("import", filepath.Join(dir, "nope.json")),
+		clitest.Fail("import", schemas+"owner.json"),
 	}, dir, "$TMP")
 	a, err := os.ReadFile(dump)
 	if err != nil {
@@ -364,15 +331,15 @@ func TestDiffRegistry(t *testing.T) {
 	t.Parallel()
 	_, url := projecttest.Registry(t)
 	session(t, "setup-diff.golden", url, registerSample[1:4])
-	session(t, "diff.golden", url, []step{
-		ok("diff", "registry:orders-value@1", "registry:orders-value@2"),
-		ok("diff", "registry:orders-value@1", "registry:orders-value", "--level", "BACKWARD"),
-		step{[]string{"diff", "registry:orders-value", schemas + "orders-bad.avsc", "--ref", "acme.Customer=customer-value:1", "-o", "json"}, cli.ExitViolations},
-		step{[]string{"diff", schemas + "orders-bad.avsc", "registry:orders-value@1", "--ref", "acme.Customer=customer-value:1", "--format", "github"}, cli.ExitViolations},
-		ok("diff", "registry:customer-value@latest", schemas+"customer.avsc"),
-		fail("diff", "registry:nope", schemas+"customer.avsc"),
-		fail("diff", "registry:orders-value@first", schemas+"customer.avsc"),
-		fail("diff", "registry:@1", schemas+"customer.avsc"),
-		fail("diff", "registry:orders-value@1", schemas+"orders.avsc", "--ref", "acme.Customer=nope:1"),
+	session(t, "diff.golden", url, []clitest.Step{
+		clitest.OK("diff", "registry:orders-value@1", "registry:orders-value@2"),
+		clitest.OK("diff", "registry:orders-value@1", "registry:orders-value", "--level", "BACKWARD"),
+		clitest.Refused("diff", "registry:orders-value", schemas+"orders-bad.avsc", "--ref", "acme.Customer=customer-value:1", "-o", "json"),
+		clitest.Refused("diff", schemas+"orders-bad.avsc", "registry:orders-value@1", "--ref", "acme.Customer=customer-value:1", "--format", "github"),
+		clitest.OK("diff", "registry:customer-value@latest", schemas+"customer.avsc"),
+		clitest.Fail("diff", "registry:nope", schemas+"customer.avsc"),
+		clitest.Fail("diff", "registry:orders-value@first", schemas+"customer.avsc"),
+		clitest.Fail("diff", "registry:@1", schemas+"customer.avsc"),
+		clitest.Fail("diff", "registry:orders-value@1", schemas+"orders.avsc", "--ref", "acme.Customer=nope:1"),
 	})
 }

@@ -2,27 +2,16 @@ package lineage_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
-	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry"
-	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/sqlite"
 )
-
-var day0 = time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC)
 
 const (
 	shipV1 = `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string"},{"name":"carrier_code","type":"string"},` +
@@ -36,7 +25,7 @@ const (
 // .carrier_code) and crm's declared read of the PII field.
 func newRegistry(t *testing.T) string {
 	t.Helper()
-	url, _ := newRegistryClock(t, func() time.Time { return day0 })
+	url, _ := newRegistryClock(t, func() time.Time { return clitest.Day0 })
 	return url
 }
 
@@ -44,17 +33,7 @@ func newRegistry(t *testing.T) string {
 // service too.
 func newRegistryClock(t *testing.T, now func() time.Time) (string, *registry.Service) {
 	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.NewService(store, []compat.Format{avro.Format{}}, registry.WithLogger(log), registry.WithClock(now))
-	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
-	t.Cleanup(func() {
-		srv.Close()
-		_ = store.Close()
-	})
+	svc, url := clitest.RegistryWith(t, now, avro.Format{})
 	ctx := t.Context()
 	const s = "shipments-value"
 	if _, err := svc.Register(ctx, s, registry.RegisterRequest{Schema: shipV1}); err != nil {
@@ -69,54 +48,21 @@ func newRegistryClock(t *testing.T, now func() time.Time) (string, *registry.Ser
 	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	return srv.URL, svc
-}
-
-type step struct {
-	args []string
-	code int
-}
-
-func ok(args ...string) step   { return step{args, cli.ExitOK} }
-func fail(args ...string) step { return step{args, cli.ExitError} }
-
-// transcript runs the steps against url and returns "$ charter …",
-// stdout, stderr and the exit code when not 0; errors must be one line.
-func transcript(t *testing.T, url string, steps ...step) string {
-	t.Helper()
-	var b strings.Builder
-	for _, s := range steps {
-		r := clitest.Run(t, append([]string{"--registry", url}, s.args...)...)
-		fmt.Fprintf(&b, "$ charter %s\n%s", strings.Join(s.args, " "), r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "stderr: %s", r.Stderr)
-		}
-		if r.Code != 0 {
-			fmt.Fprintf(&b, "exit %d\n", r.Code)
-		}
-		b.WriteString("\n")
-		if r.Code != s.code {
-			t.Errorf("charter %s: exit %d, want %d\n%s%s", strings.Join(s.args, " "), r.Code, s.code, r.Stdout, r.Stderr)
-		}
-		if r.Code == cli.ExitError && (!strings.HasPrefix(r.Stderr, "charter: ") || strings.Count(r.Stderr, "\n") != 1) {
-			t.Errorf("charter %s: stderr %q, want one line", strings.Join(s.args, " "), r.Stderr)
-		}
-	}
-	return b.String()
+	return url, svc
 }
 
 // TestImpact: who reads a field, in text and JSON, with the errors a
 // person meets.
 func TestImpact(t *testing.T) {
 	url := newRegistry(t)
-	got := transcript(t, url,
-		ok("lineage", "impact", "--subject", "shipments-value", "--field", ".carrier_code"),
-		ok("lineage", "impact", "--subject", "shipments-value", "--field", ".id", "--change", "rename"),
-		ok("lineage", "impact", "--subject", "shipments-value", "--field", ".customer_email", "--change", "deprecate", "-o", "json"),
-		fail("lineage", "impact", "--subject", "shipments-value"),
-		fail("lineage", "impact", "--subject", "shipments-value", "--field", ".nope"),
-		fail("lineage", "impact", "--subject", "shipments-value", "--field", ".id", "--change", "explode"),
-		fail("lineage", "impact", "--subject", "parcels-value", "--field", ".id"),
+	got := clitest.Transcript(t, url,
+		clitest.OK("lineage", "impact", "--subject", "shipments-value", "--field", ".carrier_code"),
+		clitest.OK("lineage", "impact", "--subject", "shipments-value", "--field", ".id", "--change", "rename"),
+		clitest.OK("lineage", "impact", "--subject", "shipments-value", "--field", ".customer_email", "--change", "deprecate", "-o", "json"),
+		clitest.Fail("lineage", "impact", "--subject", "shipments-value"),
+		clitest.Fail("lineage", "impact", "--subject", "shipments-value", "--field", ".nope"),
+		clitest.Fail("lineage", "impact", "--subject", "shipments-value", "--field", ".id", "--change", "explode"),
+		clitest.Fail("lineage", "impact", "--subject", "parcels-value", "--field", ".id"),
 	)
 	clitest.Golden(t, "impact.golden", got, url, "$REGISTRY")
 }
@@ -124,11 +70,11 @@ func TestImpact(t *testing.T) {
 // TestPII: who reads PII fields, since when.
 func TestPII(t *testing.T) {
 	url := newRegistry(t)
-	got := transcript(t, url,
-		ok("lineage", "pii"),
-		ok("lineage", "pii", "--subject", "shipments-value", "-o", "json"),
-		ok("lineage", "pii", "--tag", "GDPR"),
-		fail("lineage", "pii", "-o", "yaml"),
+	got := clitest.Transcript(t, url,
+		clitest.OK("lineage", "pii"),
+		clitest.OK("lineage", "pii", "--subject", "shipments-value", "-o", "json"),
+		clitest.OK("lineage", "pii", "--tag", "GDPR"),
+		clitest.Fail("lineage", "pii", "-o", "yaml"),
 	)
 	clitest.Golden(t, "pii.golden", got, url, "$REGISTRY")
 }
@@ -138,8 +84,9 @@ func TestPII(t *testing.T) {
 // and moves off it on day 5), on day 10 and on day 35 after billing got a
 // 20-day extension; then the errors.
 func TestDeprecations(t *testing.T) {
-	now := day0
-	url, svc := newRegistryClock(t, func() time.Time { return now })
+	clk := &clitest.Clock{}
+	clk.Day(0)
+	url, svc := newRegistryClock(t, clk.Now)
 	ctx := registry.WithActor(t.Context(), "alice")
 	const s = "shipments-value"
 	for _, c := range []string{"audit", "ops"} {
@@ -151,24 +98,24 @@ func TestDeprecations(t *testing.T) {
 		Replacement: ".carrier", Reason: "carriers are records"}); err != nil {
 		t.Fatal(err)
 	}
-	before := transcript(t, url, ok("lineage", "deprecations", "--subject", s))
-	now = day0.Add(5 * 24 * time.Hour)
+	before := clitest.Transcript(t, url, clitest.OK("lineage", "deprecations", "--subject", s))
+	clk.Day(5)
 	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".id"}}); err != nil {
 		t.Fatal(err)
 	}
-	now = day0.Add(10 * 24 * time.Hour)
-	got := before + transcript(t, url, ok("lineage", "deprecations", "--subject", s))
-	now = day0.Add(35 * 24 * time.Hour)
+	clk.Day(10)
+	got := before + clitest.Transcript(t, url, clitest.OK("lineage", "deprecations", "--subject", s))
+	clk.Day(35)
 	if _, err := svc.GrantExtension(ctx, s, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 		Consumer: "billing", Days: 20, Reason: "Q2 release", Approver: "fulfillment-lead"}); err != nil {
 		t.Fatal(err)
 	}
-	got += transcript(t, url,
-		ok("lineage", "deprecations", "--subject", s, "--field", ".carrier_code"),
-		ok("lineage", "deprecations", "--subject", s, "-o", "json"),
-		fail("lineage", "deprecations"),
-		fail("lineage", "deprecations", "--subject", s, "--field", ".id"),
-		fail("lineage", "deprecations", "--subject", "parcels-value"),
+	got += clitest.Transcript(t, url,
+		clitest.OK("lineage", "deprecations", "--subject", s, "--field", ".carrier_code"),
+		clitest.OK("lineage", "deprecations", "--subject", s, "-o", "json"),
+		clitest.Fail("lineage", "deprecations"),
+		clitest.Fail("lineage", "deprecations", "--subject", s, "--field", ".id"),
+		clitest.Fail("lineage", "deprecations", "--subject", "parcels-value"),
 	)
 	clitest.Golden(t, "deprecations.golden", got, url, "$REGISTRY")
 }
@@ -176,13 +123,13 @@ func TestDeprecations(t *testing.T) {
 // TestGraph: the graph in each format, as of a time, and bad flags.
 func TestGraph(t *testing.T) {
 	url := newRegistry(t)
-	got := transcript(t, url,
-		ok("lineage", "graph", "--subject", "shipments-value"),
-		ok("lineage", "graph", "--subject", "shipments-value", "--format", "mermaid"),
-		ok("lineage", "graph", "--at", "2026-01-01T00:00:00Z", "--format", "json"),
-		fail("lineage", "graph", "--format", "svg"),
-		fail("lineage", "graph", "--at", "yesterday"),
-		fail("lineage", "graph", "--subject", "parcels-value"),
+	got := clitest.Transcript(t, url,
+		clitest.OK("lineage", "graph", "--subject", "shipments-value"),
+		clitest.OK("lineage", "graph", "--subject", "shipments-value", "--format", "mermaid"),
+		clitest.OK("lineage", "graph", "--at", "2026-01-01T00:00:00Z", "--format", "json"),
+		clitest.Fail("lineage", "graph", "--format", "svg"),
+		clitest.Fail("lineage", "graph", "--at", "yesterday"),
+		clitest.Fail("lineage", "graph", "--subject", "parcels-value"),
 	)
 	clitest.Golden(t, "graph.golden", got, url, "$REGISTRY")
 }

@@ -1,126 +1,31 @@
 package owners_test
 
 import (
-	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
-	"github.com/charter-dev/charter/registry"
-	"github.com/charter-dev/charter/registry/api"
-	"github.com/charter-dev/charter/registry/sqlite"
 )
 
 // TestOwners: list, set, show, delete owners, with the errors a person
 // meets; text and JSON.
 func TestOwners(t *testing.T) {
-	svc, url, _ := newRegistry(t)
-	register(t, svc, "shipments-value", shipV1)
-	got := transcript(t, url,
-		ok("owners"),
-		fail("owners", "shipments-value"),
-		ok("owners", "shipments-value", "--team", "logistics", "--contact", "#logistics", "--description", "parcels on their way"),
-		ok("owners", "orders-value", "--team", "shop", "--contact", "shop@example.com", "--actor", "bob"),
-		ok("owners"),
-		ok("owners", "--team", "shop", "-o", "json"),
-		ok("owners", "shipments-value"),
-		fail("owners", "shipments-value", "--team", "logistics"),
-		fail("owners", "--delete"),
-		ok("owners", "orders-value", "--delete"),
-		fail("owners", "orders-value", "--delete"),
-		fail("owners", "-o", "yaml"),
+	svc, url, _ := clitest.NewRegistry(t)
+	clitest.Register(t, svc, "shipments-value", shipV1)
+	got := clitest.TranscriptAs(t, "alice", url,
+		clitest.OK("owners"),
+		clitest.Fail("owners", "shipments-value"),
+		clitest.OK("owners", "shipments-value", "--team", "logistics", "--contact", "#logistics", "--description", "parcels on their way"),
+		clitest.OK("owners", "orders-value", "--team", "shop", "--contact", "shop@example.com", "--actor", "bob"),
+		clitest.OK("owners"),
+		clitest.OK("owners", "--team", "shop", "-o", "json"),
+		clitest.OK("owners", "shipments-value"),
+		clitest.Fail("owners", "shipments-value", "--team", "logistics"),
+		clitest.Fail("owners", "--delete"),
+		clitest.OK("owners", "orders-value", "--delete"),
+		clitest.Fail("owners", "orders-value", "--delete"),
+		clitest.Fail("owners", "-o", "yaml"),
 	)
 	clitest.Golden(t, "owners.golden", got, url, "$REGISTRY")
-}
-
-// clock is the registry's test clock, settable to day n.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-var day0 = time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC)
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) day(n int) {
-	c.mu.Lock()
-	c.now = day0.Add(time.Duration(n) * 24 * time.Hour)
-	c.mu.Unlock()
-}
-
-// newRegistry runs the real registry handler over SQLite with a test
-// clock on day 0.
-func newRegistry(t *testing.T) (*registry.Service, string, *clock) {
-	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{now: day0}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.NewService(store, []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}},
-		registry.WithLogger(log), registry.WithClock(clk.Now))
-	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
-	t.Cleanup(func() {
-		srv.Close()
-		_ = store.Close()
-	})
-	return svc, srv.URL, clk
-}
-
-// step is one command line and the exit code it must return.
-type step struct {
-	args []string
-	code int
-}
-
-func ok(args ...string) step   { return step{args, cli.ExitOK} }
-func fail(args ...string) step { return step{args, cli.ExitError} }
-
-// transcript runs steps against url as alice and returns what they
-// printed: "$ charter …", stdout, stderr and the exit code when not 0.
-func transcript(t *testing.T, url string, steps ...step) string {
-	t.Helper()
-	t.Setenv("CHARTER_ACTOR", "alice")
-	var b strings.Builder
-	for _, s := range steps {
-		r := clitest.Run(t, append([]string{"--registry", url}, s.args...)...)
-		fmt.Fprintf(&b, "$ charter %s\n%s", strings.Join(s.args, " "), r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "stderr: %s", r.Stderr)
-		}
-		if r.Code != 0 {
-			fmt.Fprintf(&b, "exit %d\n", r.Code)
-		}
-		b.WriteString("\n")
-		if r.Code != s.code {
-			t.Errorf("charter %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.Code, s.code, r.Stdout, r.Stderr)
-		}
-		if r.Code == cli.ExitError && (!strings.HasPrefix(r.Stderr, "charter: ") || strings.Count(r.Stderr, "\n") != 1) {
-			t.Errorf("charter %s: stderr %q, want one line", strings.Join(s.args, " "), r.Stderr)
-		}
-	}
-	return b.String()
-}
-
-// register registers an Avro schema through the service.
-func register(t *testing.T, svc *registry.Service, subject, schema string) {
-	t.Helper()
-	if _, err := svc.Register(t.Context(), subject, registry.RegisterRequest{Schema: schema}); err != nil {
-		t.Fatalf("register %s: %v", subject, err)
-	}
 }
 
 const (

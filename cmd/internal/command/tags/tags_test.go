@@ -1,123 +1,28 @@
 package tags_test
 
 import (
-	"fmt"
-	"io"
-	"log/slog"
-	"net/http/httptest"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
-	"github.com/charter-dev/charter/registry"
-	"github.com/charter-dev/charter/registry/api"
-	"github.com/charter-dev/charter/registry/sqlite"
 )
 
 // TestTags: field tags by source, governance tags set and cleared.
 func TestTags(t *testing.T) {
-	svc, url, _ := newRegistry(t)
-	register(t, svc, "shipments-value", shipV1)
-	register(t, svc, "shipments-value", shipV2)
-	register(t, svc, "shipments-value", shipV3)
-	got := transcript(t, url,
-		ok("tags", "shipments-value"),
-		ok("tags", "shipments-value", "--set", "**.code=CARRIER", "--set", "acme.Shipment.id=INTERNAL,KEY"),
-		ok("tags", "shipments-value", "-o", "json"),
-		fail("tags", "shipments-value", "--set", "nope"),
-		fail("tags", "shipments-value", "--set", "**.id=A", "--clear"),
-		ok("tags", "shipments-value", "--clear"),
-		fail("tags", "shipments-value", "--clear"),
-		ok("tags", "nothing-here"),
+	svc, url, _ := clitest.NewRegistry(t)
+	clitest.Register(t, svc, "shipments-value", shipV1)
+	clitest.Register(t, svc, "shipments-value", shipV2)
+	clitest.Register(t, svc, "shipments-value", shipV3)
+	got := clitest.TranscriptAs(t, "alice", url,
+		clitest.OK("tags", "shipments-value"),
+		clitest.OK("tags", "shipments-value", "--set", "**.code=CARRIER", "--set", "acme.Shipment.id=INTERNAL,KEY"),
+		clitest.OK("tags", "shipments-value", "-o", "json"),
+		clitest.Fail("tags", "shipments-value", "--set", "nope"),
+		clitest.Fail("tags", "shipments-value", "--set", "**.id=A", "--clear"),
+		clitest.OK("tags", "shipments-value", "--clear"),
+		clitest.Fail("tags", "shipments-value", "--clear"),
+		clitest.OK("tags", "nothing-here"),
 	)
 	clitest.Golden(t, "tags.golden", got, url, "$REGISTRY")
-}
-
-// clock is the registry's test clock, settable to day n.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-var day0 = time.Date(2026, 1, 5, 9, 30, 0, 0, time.UTC)
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) day(n int) {
-	c.mu.Lock()
-	c.now = day0.Add(time.Duration(n) * 24 * time.Hour)
-	c.mu.Unlock()
-}
-
-// newRegistry runs the real registry handler over SQLite with a test
-// clock on day 0.
-func newRegistry(t *testing.T) (*registry.Service, string, *clock) {
-	t.Helper()
-	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{now: day0}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.NewService(store, []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}},
-		registry.WithLogger(log), registry.WithClock(clk.Now))
-	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
-	t.Cleanup(func() {
-		srv.Close()
-		_ = store.Close()
-	})
-	return svc, srv.URL, clk
-}
-
-// step is one command line and the exit code it must return.
-type step struct {
-	args []string
-	code int
-}
-
-func ok(args ...string) step   { return step{args, cli.ExitOK} }
-func fail(args ...string) step { return step{args, cli.ExitError} }
-
-// transcript runs steps against url as alice and returns what they
-// printed: "$ charter …", stdout, stderr and the exit code when not 0.
-func transcript(t *testing.T, url string, steps ...step) string {
-	t.Helper()
-	t.Setenv("CHARTER_ACTOR", "alice")
-	var b strings.Builder
-	for _, s := range steps {
-		r := clitest.Run(t, append([]string{"--registry", url}, s.args...)...)
-		fmt.Fprintf(&b, "$ charter %s\n%s", strings.Join(s.args, " "), r.Stdout)
-		if r.Stderr != "" {
-			fmt.Fprintf(&b, "stderr: %s", r.Stderr)
-		}
-		if r.Code != 0 {
-			fmt.Fprintf(&b, "exit %d\n", r.Code)
-		}
-		b.WriteString("\n")
-		if r.Code != s.code {
-			t.Errorf("charter %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(s.args, " "), r.Code, s.code, r.Stdout, r.Stderr)
-		}
-		if r.Code == cli.ExitError && (!strings.HasPrefix(r.Stderr, "charter: ") || strings.Count(r.Stderr, "\n") != 1) {
-			t.Errorf("charter %s: stderr %q, want one line", strings.Join(s.args, " "), r.Stderr)
-		}
-	}
-	return b.String()
-}
-
-// register registers an Avro schema through the service.
-func register(t *testing.T, svc *registry.Service, subject, schema string) {
-	t.Helper()
-	if _, err := svc.Register(t.Context(), subject, registry.RegisterRequest{Schema: schema}); err != nil {
-		t.Fatalf("register %s: %v", subject, err)
-	}
 }
 
 const (
