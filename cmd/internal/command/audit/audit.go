@@ -4,11 +4,8 @@
 package audit
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -28,7 +25,7 @@ type Deps struct {
 
 // NewCommand returns the audit command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	var (
 		q            client.AuditQuery
 		since, until string
@@ -44,7 +41,7 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
   charter audit --action deprecation. --since 2026-01-01 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cl, err := c.client(cmd, "text", "json")
+			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
@@ -68,8 +65,8 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
 				return fmt.Errorf("read the audit log: %w", err)
 			}
 			out := cmd.OutOrStdout()
-			if c.format == "json" {
-				return writeJSON(out, es)
+			if c.Format == "json" {
+				return global.WriteJSON(out, es)
 			}
 			if len(es) == 0 {
 				_, err := fmt.Fprintln(out, "no audit entries")
@@ -91,7 +88,7 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
 			return tw.Flush()
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&q.Subject, "subject", "", "only this subject's entries")
 	f.StringVar(&q.Action, "action", "", "only actions starting with this (owner., deprecation.create …)")
@@ -101,59 +98,4 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
 	f.Int64Var(&q.After, "after", 0, "only entries with a greater ID (paging)")
 	f.IntVar(&q.Limit, "limit", 0, "at most this many entries (the server's default: 1000)")
 	return cmd
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }

@@ -5,14 +5,11 @@
 package changelog
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,7 +27,7 @@ type Deps struct {
 
 // NewCommand returns the changelog command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	cmd := &cobra.Command{
 		Use:   name + " SUBJECT",
 		Short: "Print a subject's changelog: semantic versions and changes per version",
@@ -42,7 +39,7 @@ deprecations and extensions declared through the registry.`,
   charter changelog shipments-value -o markdown > CHANGELOG.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client(cmd, "text", "json", "markdown")
+			cl, err := c.Client(cmd, "text", "json", "markdown")
 			if err != nil {
 				return err
 			}
@@ -51,16 +48,16 @@ deprecations and extensions declared through the registry.`,
 				return fmt.Errorf("changelog of %s: %w", args[0], err)
 			}
 			out := cmd.OutOrStdout()
-			switch c.format {
+			switch c.Format {
 			case "json":
-				return writeJSON(out, log)
+				return global.WriteJSON(out, log)
 			case "markdown":
 				return markdown(out, log)
 			}
 			return text(out, log)
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	return cmd
 }
 
@@ -77,7 +74,7 @@ func heading(e client.VersionRecord) string {
 		h += ", " + e.Bump
 	}
 	if !e.RegisteredAt.IsZero() {
-		h += ", " + date(e.RegisteredAt)
+		h += ", " + global.Date(e.RegisteredAt)
 		if e.By != "" {
 			h += " by " + e.By
 		}
@@ -118,59 +115,4 @@ func tag(bump string) string {
 		return ""
 	}
 	return " [" + bump + "]"
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }

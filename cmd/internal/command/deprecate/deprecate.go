@@ -5,14 +5,11 @@
 package deprecate
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +28,7 @@ type Deps struct {
 
 // NewCommand returns the deprecate command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	var (
 		reason, replacement string
 		ttl                 int
@@ -60,7 +57,7 @@ reason, replacement and TTL.
 			return cobra.ExactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client(cmd, "text", "json")
+			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
@@ -80,8 +77,8 @@ reason, replacement and TTL.
 				if err != nil {
 					return fmt.Errorf("withdraw the deprecation of %s in %s: %w", args[1], args[0], err)
 				}
-				if c.format == "json" {
-					return writeJSON(out, d)
+				if c.Format == "json" {
+					return global.WriteJSON(out, d)
 				}
 				_, err = fmt.Fprintf(out, "%s %s is no longer deprecated\n", d.Subject, args[1])
 				return err
@@ -97,13 +94,13 @@ reason, replacement and TTL.
 				}
 				ds = []client.DeprecationStatus{d}
 			}
-			if c.format == "json" {
-				return writeJSON(out, ds)
+			if c.Format == "json" {
+				return global.WriteJSON(out, ds)
 			}
 			return printDeprecations(out, ds)
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&reason, "reason", "", "why the item is deprecated")
 	f.StringVar(&replacement, "replacement", "", "what to use instead (a field path, a subject)")
@@ -129,7 +126,7 @@ func printDeprecations(w io.Writer, ds []client.DeprecationStatus) error {
 		}
 		var ext []string
 		for _, x := range d.Extensions {
-			ext = append(ext, fmt.Sprintf("%s until %s (approved by %s)", x.Consumer, date(x.Until), x.Approver))
+			ext = append(ext, fmt.Sprintf("%s until %s (approved by %s)", x.Consumer, global.Date(x.Until), x.Approver))
 		}
 		if len(ext) == 0 {
 			ext = []string{"-"}
@@ -142,62 +139,7 @@ func printDeprecations(w io.Writer, ds []client.DeprecationStatus) error {
 		if d.State == "deprecated" {
 			left = fmt.Sprint(d.DaysLeft)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Subject, item, d.State, date(d.ExpiresAt), left, repl, strings.Join(ext, "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.Subject, item, d.State, global.Date(d.ExpiresAt), left, repl, strings.Join(ext, "; "))
 	}
 	return tw.Flush()
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }

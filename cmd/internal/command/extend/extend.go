@@ -5,11 +5,8 @@
 package extend
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -30,7 +27,7 @@ type Deps struct {
 
 // NewCommand returns the extend command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	var (
 		consumer, reason, approver, until string
 		days                              int
@@ -48,7 +45,7 @@ replaces the consumer's extension; --revoke removes it.`,
   charter extend shipments-value .carrier_code --consumer billing --revoke`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client(cmd, "text", "json")
+			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
@@ -80,24 +77,24 @@ replaces the consumer's extension; --revoke removes it.`,
 					return fmt.Errorf("extend %s of %s for %s: %w", args[1], args[0], consumer, err)
 				}
 			}
-			if c.format == "json" {
-				return writeJSON(out, d)
+			if c.Format == "json" {
+				return global.WriteJSON(out, d)
 			}
 			if revoke {
 				_, err = fmt.Fprintf(out, "%s's extension of %s in %s revoked; the item is %s\n", consumer, args[1], args[0], d.State)
 				return err
 			}
 			if _, err = fmt.Fprintf(out, "%s may keep %s in %s until %s (the deprecation expires on %s)\n",
-				consumer, args[1], args[0], date(*d.ExtendedUntil), date(d.ExpiresAt)); err != nil {
+				consumer, args[1], args[0], global.Date(*d.ExtendedUntil), global.Date(d.ExpiresAt)); err != nil {
 				return err
 			}
 			if mine := extensionOf(d, consumer); mine != nil && mine.Until.Before(d.ExpiresAt) {
-				_, err = fmt.Fprintf(out, "note: the extension ends before the deprecation expires (%s), so it has no effect\n", date(d.ExpiresAt))
+				_, err = fmt.Fprintf(out, "note: the extension ends before the deprecation expires (%s), so it has no effect\n", global.Date(d.ExpiresAt))
 			}
 			return err
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&consumer, "consumer", "", "the consumer team that still needs the item (required)")
 	f.IntVar(&days, "days", 0, fmt.Sprintf("length of the extension in days from now, 1 to %d", governance.MaxTTLDays))
@@ -119,61 +116,6 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("invalid --until %q: want YYYY-MM-DD or an RFC 3339 time", s)
 	}
 	return t, nil
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }
 
 // checkGrant checks a grant's flags before any request: --days within 1

@@ -4,13 +4,9 @@
 package owners
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,7 +24,7 @@ type Deps struct {
 
 // NewCommand returns the owners command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	var team, contact, description, only string
 	var del bool
 	cmd := &cobra.Command{
@@ -43,7 +39,7 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
   charter owners shipments-value --delete`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client(cmd, "text", "json")
+			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
@@ -77,8 +73,8 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 				}
 				owners = []client.Owner{o}
 			}
-			if c.format == "json" {
-				return writeJSON(out, owners)
+			if c.Format == "json" {
+				return global.WriteJSON(out, owners)
 			}
 			if len(owners) == 0 {
 				_, err := fmt.Fprintln(out, "no owners recorded")
@@ -87,12 +83,12 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SUBJECT\tTEAM\tCONTACT\tDESCRIPTION\tUPDATED")
 			for _, o := range owners {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s by %s\n", o.Subject, o.Team, o.Contact, o.Description, date(o.UpdatedAt), o.UpdatedBy)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s by %s\n", o.Subject, o.Team, o.Contact, o.Description, global.Date(o.UpdatedAt), o.UpdatedBy)
 			}
 			return tw.Flush()
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	f := cmd.Flags()
 	f.StringVar(&team, "team", "", "owning team (with a subject: set it; without: list only this team's subjects)")
 	f.StringVar(&contact, "contact", "", "contact channel of the owning team (a chat channel, a mailing list)")
@@ -104,59 +100,4 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 		}
 	}
 	return cmd
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }

@@ -5,15 +5,11 @@
 package tags
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +27,7 @@ type Deps struct {
 
 // NewCommand returns the tags command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := &conn{hc: deps.HTTPClient}
+	c := global.NewConn(cmdName, deps.HTTPClient)
 	var (
 		set   []string
 		clear bool
@@ -52,7 +48,7 @@ version's metadata.tags had them. --clear removes them.`,
   charter tags orders-value --clear`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cl, err := c.client(cmd, "text", "json")
+			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
@@ -85,8 +81,8 @@ version's metadata.tags had them. --clear removes them.`,
 					return fmt.Errorf("tags of %s: %w", args[0], err)
 				}
 			}
-			if c.format == "json" {
-				return writeJSON(out, v)
+			if c.Format == "json" {
+				return global.WriteJSON(out, v)
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			globs := make([]string, 0, len(v.Tags))
@@ -114,7 +110,7 @@ version's metadata.tags had them. --clear removes them.`,
 			return tw.Flush()
 		},
 	}
-	c.flags(cmd)
+	c.Flags(cmd)
 	cmd.Flags().StringArrayVar(&set, "set", nil, "GLOB=TAG[,TAG]: replace the governance tags (repeatable)")
 	cmd.Flags().BoolVar(&clear, "clear", false, "remove the subject's governance tags")
 	cmd.MarkFlagsMutuallyExclusive("set", "clear")
@@ -126,59 +122,4 @@ func list(ts []string) string {
 		return "-"
 	}
 	return strings.Join(ts, ",")
-}
-
-// conn is what every governance command shares: the registry and output
-// format of the root's global flags (package global), and who acts.
-type conn struct {
-	actor  string
-	hc     *http.Client
-	format string
-}
-
-func (c *conn) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
-}
-
-// client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats.
-func (c *conn) client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
-	f, err := global.Output(cmd, formats...)
-	if err != nil {
-		return nil, err
-	}
-	c.format = f
-	actor := c.actor
-	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + cmdName)}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
-}
-
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02")
 }

@@ -1,0 +1,84 @@
+package global
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charter-dev/charter/registry/client"
+)
+
+// EnvActor sets --actor when the flag is not given.
+const EnvActor = "CHARTER_ACTOR"
+
+// Conn is what every governance command shares: the registry and output
+// format of the root's global flags, and who acts (recorded in the
+// registry's audit log).
+type Conn struct {
+	// Actor is the --actor flag; empty falls back to $CHARTER_ACTOR, then
+	// $USER.
+	Actor string
+	// Format is the output format Client read from the global --output.
+	Format string
+
+	name string
+	hc   *http.Client
+}
+
+// NewConn returns the Conn of command name (sent in the User-Agent); hc nil
+// means an http.Client with Timeout.
+func NewConn(name string, hc *http.Client) *Conn {
+	return &Conn{name: name, hc: hc}
+}
+
+// Flags adds --actor to cmd.
+func (c *Conn) Flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.Actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+}
+
+// Client returns the registry client (global --registry and --token, the
+// actor) after reading the global --output format, one of formats, into
+// Format.
+func (c *Conn) Client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
+	f, err := Output(cmd, formats...)
+	if err != nil {
+		return nil, err
+	}
+	c.Format = f
+	actor := c.Actor
+	if actor == "" {
+		actor = os.Getenv(EnvActor)
+	}
+	if actor == "" {
+		actor = os.Getenv("USER")
+	}
+	hc := c.hc
+	if hc == nil {
+		hc = &http.Client{Timeout: Timeout}
+	}
+	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + c.name)}
+	if t := Token(cmd); t != "" {
+		opts = append(opts, client.WithBearerToken(t))
+	}
+	return client.New(RegistryURL(cmd), opts...)
+}
+
+// WriteJSON writes v as indented JSON without HTML escaping.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Date formats t as a UTC calendar date, "-" for the zero time.
+func Date(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02")
+}
