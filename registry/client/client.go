@@ -164,6 +164,42 @@ func decodeError(method, u string, status int, body []byte) error {
 // do sends one request and decodes a 2xx JSON answer into out (unless out
 // is nil).
 func (c *Client) do(ctx context.Context, method string, path []string, query url.Values, in, out any) error {
+	_, err := c.doHeader(ctx, method, path, query, in, out)
+	return err
+}
+
+// doHeader is do that also returns the answer's headers.
+func (c *Client) doHeader(ctx context.Context, method string, path []string, query url.Values, in, out any) (http.Header, error) {
+	u, err := c.url(path, query)
+	if err != nil {
+		return nil, err
+	}
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	resp, err := c.send(ctx, method, u, body, accept)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Header, nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return resp.Header, fmt.Errorf("decode answer of %s %s: %w", method, u.Redacted(), err)
+	}
+	return resp.Header, nil
+}
+
+// url returns the URL of path (segments, each escaped) under the base URL,
+// with query.
+func (c *Client) url(path []string, query url.Values) (*url.URL, error) {
 	u := *c.base
 	var raw strings.Builder
 	raw.WriteString(c.base.EscapedPath())
@@ -174,30 +210,30 @@ func (c *Client) do(ctx context.Context, method string, path []string, query url
 	u.RawPath = raw.String()
 	p, err := url.PathUnescape(u.RawPath)
 	if err != nil {
-		return fmt.Errorf("build URL: %w", err)
+		return nil, fmt.Errorf("build URL: %w", err)
 	}
 	u.Path = p
 	if len(query) > 0 {
 		u.RawQuery = query.Encode()
 	}
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("encode request: %w", err)
-		}
-		body = bytes.NewReader(b)
-	}
+	return &u, nil
+}
+
+// send sends one request with the client's headers and credentials and
+// returns a 2xx answer, whose body the caller closes; any other status is
+// decoded into a Confluent error (or a StatusError). A body is sent as
+// JSON.
+func (c *Client) send(ctx context.Context, method string, u *url.URL, body io.Reader, acceptTypes string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
 	}
-	req.Header.Set("Accept", accept)
+	req.Header.Set("Accept", acceptTypes)
 	req.Header.Set("User-Agent", c.userAgent)
-	if in != nil {
+	if body != nil {
 		req.Header.Set("Content-Type", ContentType)
 	}
 	if c.basic {
@@ -207,21 +243,14 @@ func (c *Client) do(ctx context.Context, method string, path []string, query url
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return decodeError(method, u.Redacted(), resp.StatusCode, b)
+		return nil, decodeError(method, u.Redacted(), resp.StatusCode, b)
 	}
-	if out == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("decode answer of %s %s: %w", method, u.Redacted(), err)
-	}
-	return nil
+	return resp, nil
 }
 
 // IsNotFound reports whether err says that a subject, version or schema

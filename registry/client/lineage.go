@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -156,33 +155,15 @@ func (c *Client) LineageGraphText(ctx context.Context, subject string, at time.T
 	default:
 		return nil, fmt.Errorf("lineage graph: unknown format %q (want json, dot or mermaid)", format)
 	}
-	u := *c.base
-	u.Path = c.base.Path + "/governance/lineage/graph"
-	u.RawPath = ""
-	u.RawQuery = graphQuery(subject, at, format).Encode()
-	req, err := http.NewRequestWithContext(ctx, "GET", u.String(), nil)
+	u, err := c.url([]string{"governance", "lineage", "graph"}, graphQuery(subject, at, format))
 	if err != nil {
 		return nil, fmt.Errorf("lineage graph: %w", err)
 	}
-	for k, vs := range c.header {
-		req.Header[k] = append([]string(nil), vs...)
-	}
-	req.Header.Set("Accept", "text/vnd.graphviz, text/plain, application/json")
-	req.Header.Set("User-Agent", c.userAgent)
-	if c.basic {
-		req.SetBasicAuth(c.user, c.pass)
-	} else if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.send(ctx, "GET", u, nil, "text/vnd.graphviz, text/plain, application/json")
 	if err != nil {
 		return nil, fmt.Errorf("lineage graph: %w", err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, fmt.Errorf("lineage graph: %w", decodeError("GET", u.Redacted(), resp.StatusCode, b))
-	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxGraphBody+1))
 	if err != nil {
 		return nil, fmt.Errorf("read lineage graph: %w", err)

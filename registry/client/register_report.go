@@ -2,9 +2,7 @@ package client
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"sync"
 )
 
 // Response headers by which Charter's registry reports a registration's
@@ -61,43 +59,11 @@ func ParseFindingHeader(v string) HeaderFinding {
 // RegisterVersionReport is RegisterVersion that also returns the
 // registration's Charter-Finding and Charter-Semver headers.
 func (c *Client) RegisterVersionReport(ctx context.Context, subject string, s NewSchema, opts ...ReadOption) (Registration, error) {
-	rec := &headerRecorder{next: c.hc.Transport}
-	if rec.next == nil {
-		rec.next = http.DefaultTransport
-	}
-	hc := *c.hc
-	hc.Transport = rec
-	cc := *c
-	cc.hc = &hc
-	v, err := cc.RegisterVersion(ctx, subject, s, opts...)
+	v, h, err := c.registerVersion(ctx, subject, s, opts)
 	out := Registration{SubjectSchema: v}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if rec.h != nil {
-		for _, f := range rec.h.Values(FindingHeader) {
-			out.Findings = append(out.Findings, ParseFindingHeader(f))
-		}
-		out.SemVer = rec.h.Get(SemVerHeader)
+	for _, f := range h.Values(FindingHeader) {
+		out.Findings = append(out.Findings, ParseFindingHeader(f))
 	}
+	out.SemVer = h.Get(SemVerHeader)
 	return out, err
-}
-
-// headerRecorder keeps the headers of the first POST answer (the
-// registration; the reads that follow it are GETs).
-type headerRecorder struct {
-	next http.RoundTripper
-	mu   sync.Mutex
-	h    http.Header
-}
-
-func (r *headerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.next.RoundTrip(req)
-	if err == nil && req.Method == http.MethodPost {
-		r.mu.Lock()
-		if r.h == nil {
-			r.h = resp.Header.Clone()
-		}
-		r.mu.Unlock()
-	}
-	return resp, err
 }

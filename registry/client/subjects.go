@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 )
 
@@ -42,13 +43,28 @@ func (c *Client) Lookup(ctx context.Context, subject string, s NewSchema, opts .
 // Errors: those of Register; srerr.ErrVersionNotFound if the version was
 // deleted in between.
 func (c *Client) RegisterVersion(ctx context.Context, subject string, s NewSchema, opts ...ReadOption) (SubjectSchema, error) {
+	v, _, err := c.registerVersion(ctx, subject, s, opts)
+	return v, err
+}
+
+// registerVersion is RegisterVersion that also returns the headers of the
+// registration's answer (nil when it failed).
+func (c *Client) registerVersion(ctx context.Context, subject string, s NewSchema, opts []ReadOption) (SubjectSchema, http.Header, error) {
 	var id struct {
 		ID int64 `json:"id"`
 	}
-	if err := c.do(ctx, "POST", []string{"subjects", subject, "versions"}, readQuery(opts), s, &id); err != nil {
-		return SubjectSchema{}, fmt.Errorf("register schema under subject %q: %w", subject, err)
+	h, err := c.doHeader(ctx, "POST", []string{"subjects", subject, "versions"}, readQuery(opts), s, &id)
+	if err != nil {
+		return SubjectSchema{}, nil, fmt.Errorf("register schema under subject %q: %w", subject, err)
 	}
-	uses, err := c.VersionsOfID(ctx, id.ID)
+	v, err := c.registeredVersion(ctx, subject, id.ID)
+	return v, h, err
+}
+
+// registeredVersion finds the version of subject that a registration
+// answered with schema ID id.
+func (c *Client) registeredVersion(ctx context.Context, subject string, id int64) (SubjectSchema, error) {
+	uses, err := c.VersionsOfID(ctx, id)
 	if err != nil {
 		return SubjectSchema{}, err
 	}
@@ -70,7 +86,7 @@ func (c *Client) RegisterVersion(ctx context.Context, subject string, s NewSchem
 		}
 	}
 	if best.Version == 0 {
-		return SubjectSchema{}, fmt.Errorf("register schema under subject %q: schema %d is registered, but no version of the subject holds it", subject, id.ID)
+		return SubjectSchema{}, fmt.Errorf("register schema under subject %q: schema %d is registered, but no version of the subject holds it", subject, id)
 	}
 	return c.Version(ctx, best.Subject, best.Version)
 }
