@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charter-dev/charter/registry/project/projecttest"
+	"github.com/charter-dev/charter/action/project/projecttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

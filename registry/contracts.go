@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -258,7 +258,7 @@ type ContractVerification struct {
 	// Allowed is false when a policy finding is an error.
 	Allowed   bool                       `json:"allowed"`
 	Contracts []contracts.ContractResult `json:"contracts"`
-	Findings  []policy.Finding           `json:"findings"`
+	Findings  []rule.Finding             `json:"findings"`
 }
 
 // VerifyContracts verifies the contracts published for subject against the
@@ -306,14 +306,14 @@ func (s *Service) VerifyContracts(ctx context.Context, subject string, req Regis
 		}
 		out.Contracts, out.Findings = rep.Contracts, fs
 		out.Broken = rep.Broken()
-		out.Allowed = !policy.Report{Findings: fs}.Failed()
+		out.Allowed = !rule.Report{Findings: fs}.Failed()
 		return nil
 	})
 	if out.Contracts == nil {
 		out.Contracts = []contracts.ContractResult{}
 	}
 	if out.Findings == nil {
-		out.Findings = []policy.Finding{}
+		out.Findings = []rule.Finding{}
 	}
 	return out, err
 }
@@ -336,7 +336,7 @@ func (s *Service) withContracts(ctx context.Context, tx Tx, g GovernanceTx, subj
 	return res, nil
 }
 
-func sortPolicyFindings(fs []policy.Finding) {
+func sortPolicyFindings(fs []rule.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Severity != b.Severity {
@@ -358,7 +358,7 @@ func sortPolicyFindings(fs []policy.Finding) {
 // interactions, at the policy's severity for the rule (a pending
 // interaction's error at most a warning).
 func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, subject string, st governance.SubjectState,
-	cand candidate, baseline compat.Schema) (*contracts.Report, []policy.Finding, error) {
+	cand candidate, baseline compat.Schema) (*contracts.Report, []rule.Finding, error) {
 	recs, err := listRecords[ContractRecord](ctx, g, kindContract, subject, false)
 	if err != nil {
 		return nil, nil, err
@@ -395,7 +395,7 @@ func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, su
 // removalGuard is governance.RemovalGuard (issue 5 §7) on the published
 // contracts' reads, at the policy's severity: fields of prev (the latest
 // version; nil for a re-registration) that cand drops.
-func (s *Service) removalGuard(subject string, st governance.SubjectState, prev, cand compat.Schema, recs []ContractRecord) []policy.Finding {
+func (s *Service) removalGuard(subject string, st governance.SubjectState, prev, cand compat.Schema, recs []ContractRecord) []rule.Finding {
 	sev, on := st.Policy.Severity(governance.RuleDeprecationRemovalGuarded)
 	if !on || prev == nil {
 		return nil
@@ -422,7 +422,7 @@ func (s *Service) removalGuard(subject string, st governance.SubjectState, prev,
 
 // contractPolicyFindings groups contract findings by rule, consumer and
 // path and gives each group the policy's severity.
-func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *contracts.Report) []policy.Finding {
+func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *contracts.Report) []rule.Finding {
 	type key struct{ rule, consumer, path string }
 	type group struct {
 		f            contracts.Finding
@@ -444,15 +444,15 @@ func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *co
 			gr.pending = gr.pending && f.Pending
 		}
 	}
-	var out []policy.Finding
+	var out []rule.Finding
 	for _, k := range order {
 		gr := groups[k]
 		sev, on := pol.Severity(k.rule)
 		if !on {
 			continue
 		}
-		if gr.pending && sev == policy.Error {
-			sev = policy.Warning
+		if gr.pending && sev == rule.Error {
+			sev = rule.Warning
 		}
 		f := gr.f
 		where := fmt.Sprintf("interaction %q", gr.interactions[0])
@@ -468,7 +468,7 @@ func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *co
 		if f.Expires != nil {
 			hint = fmt.Sprintf("ends on %s", f.Expires.UTC().Format("2006-01-02"))
 		}
-		out = append(out, policy.Finding{RuleID: k.rule, Severity: sev, Subject: subject, Path: k.path, Message: msg, Hint: hint, Consumer: k.consumer})
+		out = append(out, rule.Finding{RuleID: k.rule, Severity: sev, Subject: subject, Path: k.path, Message: msg, Hint: hint, Consumer: k.consumer})
 	}
 	sortPolicyFindings(out)
 	return out

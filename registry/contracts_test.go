@@ -14,11 +14,11 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -67,10 +67,10 @@ func shipmentPact(consumer string, fields ...string) json.RawMessage {
 func team(i int) string { return fmt.Sprintf("team-%02d", i) }
 
 // findingsOf returns "severity RULE consumer" for the findings of rule.
-func findingsOf(fs []policy.Finding, rule string) []string {
+func findingsOf(fs []rule.Finding, ruleID string) []string {
 	var out []string
 	for _, f := range fs {
-		if f.RuleID == rule {
+		if f.RuleID == ruleID {
 			out = append(out, f.Severity.String()+" "+f.Consumer)
 		}
 	}
@@ -294,16 +294,16 @@ func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, tea
 	if res.Allowed {
 		t.Fatalf("%s: removal allowed: %s", when, ruleIDs(res.Findings))
 	}
-	var guard []policy.Finding
+	var guard []rule.Finding
 	for _, f := range res.Findings {
-		if f.Severity == policy.Error && f.RuleID != governance.RuleDeprecationRemovalGuarded {
+		if f.Severity == rule.Error && f.RuleID != governance.RuleDeprecationRemovalGuarded {
 			t.Errorf("%s: another error: %s %s", when, f.RuleID, f.Message)
 		}
 		if f.RuleID == governance.RuleDeprecationRemovalGuarded {
 			guard = append(guard, f)
 		}
 	}
-	if len(guard) != 1 || guard[0].Severity != policy.Error || guard[0].Path != ".carrier_code" {
+	if len(guard) != 1 || guard[0].Severity != rule.Error || guard[0].Path != ".carrier_code" {
 		t.Fatalf("%s: guard findings %+v", when, guard)
 	}
 	names := strings.Join(want("", teams...), ", ")

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -852,7 +852,7 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 				return err
 			}
 			for _, fd := range res.Findings {
-				out.Findings = append(out.Findings, policy.Finding{RuleID: fd.RuleID, Severity: policy.Error, Subject: subject,
+				out.Findings = append(out.Findings, rule.Finding{RuleID: fd.RuleID, Severity: rule.Error, Subject: subject,
 					Path: fd.Path, Message: fd.Message, Version: fd.Version, Direction: string(fd.Direction)})
 			}
 			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, live(versions))
@@ -860,7 +860,7 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 				return err
 			}
 			for _, m := range msgs {
-				out.Findings = append(out.Findings, policy.Finding{RuleID: RuleReservedField, Severity: policy.Error, Subject: subject, Message: m})
+				out.Findings = append(out.Findings, rule.Finding{RuleID: RuleReservedField, Severity: rule.Error, Subject: subject, Message: m})
 			}
 		}
 		gres, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, out.Version, live(versions), out.Existing)
@@ -872,9 +872,9 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 		if gres.Classification != nil {
 			out.Bump, out.Changes = gres.Classification.Bump, gres.Classification.Changes
 		}
-		out.Allowed = !policy.Report{Findings: out.Findings}.Failed()
+		out.Allowed = !rule.Report{Findings: out.Findings}.Failed()
 		if out.Findings == nil {
-			out.Findings = []policy.Finding{}
+			out.Findings = []rule.Finding{}
 		}
 		return nil
 	})
@@ -909,14 +909,14 @@ func (s *Service) evaluate(ctx context.Context, tx Tx, g GovernanceTx, subject s
 // policyError is the refusal of a registration whose governance findings
 // include errors: 42251 when the first error is an expired deprecation,
 // 42252 a reused removed field, else 42250. The message lists every error.
-func policyError(subject string, fs []policy.Finding) error {
+func policyError(subject string, fs []rule.Finding) error {
 	var (
 		sentinel *srerr.Error
 		msgs     []string
 		hint     string
 	)
 	for _, f := range fs {
-		if f.Severity != policy.Error {
+		if f.Severity != rule.Error {
 			continue
 		}
 		if sentinel == nil {

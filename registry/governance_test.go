@@ -13,9 +13,9 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -68,7 +68,7 @@ const (
 		`{"name":"weight_kg","type":"double","default":0}]}`
 )
 
-func ruleIDs(fs []policy.Finding) string {
+func ruleIDs(fs []rule.Finding) string {
 	var ids []string
 	for _, f := range fs {
 		ids = append(ids, f.Severity.String()+" "+f.RuleID)

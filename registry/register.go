@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -51,7 +51,7 @@ type SubjectSchema struct {
 	// Findings are the governance warnings and notices of the Register
 	// call that returned this version (errors refuse it instead); SemVer
 	// is the semantic version it got. Both are empty on reads.
-	Findings []policy.Finding
+	Findings []rule.Finding
 	SemVer   string
 }
 

@@ -62,7 +62,7 @@ type RuleStatus struct {
 	Effective       string `json:"effective"`
 }
 
-// Finding is one thing a gate reports (registry/policy.Finding).
+// Finding is one thing a gate reports (compat/rule.Finding).
 type Finding struct {
 	RuleID    string `json:"ruleId"`
 	Severity  string `json:"severity"`

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // PolicyConfig is the governance policy of the registry (global) or of
@@ -137,16 +137,16 @@ func (c PolicyConfig) TTLDays() int {
 // Severity returns the severity rule id reports at under c and whether it
 // is on: the configured severity, else the rule's default. Unknown rules
 // are off.
-func (c PolicyConfig) Severity(id string) (policy.Severity, bool) {
+func (c PolicyConfig) Severity(id string) (rule.Severity, bool) {
 	if s, ok := c.Rules[id]; ok {
-		sev, on, err := policy.ParseSeverity(s)
+		sev, on, err := rule.ParseSeverity(s)
 		if err == nil {
 			return sev, on
 		}
 	}
 	r, ok := LookupRule(id)
 	if !ok {
-		return policy.Notice, false
+		return rule.Notice, false
 	}
 	return r.Severity, !r.Off
 }
@@ -161,7 +161,7 @@ func (c PolicyConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("unknown rule %q (GET /governance/rules lists them)", id))
 			continue
 		}
-		if _, _, err := policy.ParseSeverity(c.Rules[id]); err != nil {
+		if _, _, err := rule.ParseSeverity(c.Rules[id]); err != nil {
 			errs = append(errs, fmt.Errorf("rule %s: %w", id, err))
 		}
 	}
@@ -184,14 +184,14 @@ func (c PolicyConfig) Validate() error {
 }
 
 // Normalize returns c with severity names lower-cased and spelled as
-// policy.Severity does ("warn" becomes "warning").
+// rule.Severity does ("warn" becomes "warning").
 func (c PolicyConfig) Normalize() PolicyConfig {
 	if len(c.Rules) == 0 {
 		return c
 	}
 	rules := make(map[string]string, len(c.Rules))
 	for id, s := range c.Rules {
-		sev, on, err := policy.ParseSeverity(s)
+		sev, on, err := rule.ParseSeverity(s)
 		switch {
 		case err != nil:
 			rules[id] = s

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 func TestMergePolicy(t *testing.T) {
@@ -41,16 +41,16 @@ func TestMergePolicy(t *testing.T) {
 func TestPolicySeverity(t *testing.T) {
 	var c governance.PolicyConfig
 	for id, want := range map[string]struct {
-		sev policy.Severity
+		sev rule.Severity
 		on  bool
 	}{
-		"OWNER_MISSING":               {policy.Warning, true},
-		"DEPRECATION_EXPIRED":         {policy.Error, true},
-		"DEPRECATION_EXTENDED":        {policy.Notice, true},
-		"DEPRECATION_REMOVAL_GUARDED": {policy.Error, true},
-		"EVENT_ENVELOPE_INCOMPLETE":   {policy.Warning, false},
-		"PII_UNTAGGED":                {policy.Warning, true},
-		"NO_SUCH_RULE":                {policy.Notice, false},
+		"OWNER_MISSING":               {rule.Warning, true},
+		"DEPRECATION_EXPIRED":         {rule.Error, true},
+		"DEPRECATION_EXTENDED":        {rule.Notice, true},
+		"DEPRECATION_REMOVAL_GUARDED": {rule.Error, true},
+		"EVENT_ENVELOPE_INCOMPLETE":   {rule.Warning, false},
+		"PII_UNTAGGED":                {rule.Warning, true},
+		"NO_SUCH_RULE":                {rule.Notice, false},
 	} {
 		sev, on := c.Severity(id)
 		if sev != want.sev || on != want.on {
@@ -61,7 +61,7 @@ func TestPolicySeverity(t *testing.T) {
 	if _, on := c.Severity("OWNER_MISSING"); on {
 		t.Error("off is on")
 	}
-	if sev, on := c.Severity("EVENT_ENVELOPE_INCOMPLETE"); !on || sev != policy.Error {
+	if sev, on := c.Severity("EVENT_ENVELOPE_INCOMPLETE"); !on || sev != rule.Error {
 		t.Errorf("raised: %v %v", sev, on)
 	}
 }
@@ -101,10 +101,10 @@ func TestRuleTable(t *testing.T) {
 		if r.ID == "" || r.Purpose == "" || r.Category == "" {
 			t.Errorf("incomplete rule %+v", r)
 		}
-		if _, ok := policy.LookupRule(r.ID); !ok {
+		if _, ok := rule.LookupRule(r.ID); !ok {
 			t.Errorf("%s is not in the policy table", r.ID)
 		}
-		if r.Severity == policy.Error && !r.Off && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
+		if r.Severity == rule.Error && !r.Off && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
 			t.Errorf("%s refuses registrations by default", r.ID)
 		}
 		off := r.ID == governance.RuleEnvelopeIncomplete || r.ID == governance.RuleInlineBinary

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // CategoryContract is the category of the consumer-contract rules
@@ -21,11 +21,11 @@ const CategoryContract = "contract"
 // from an unmodified Confluent client is never refused because of a
 // contract it does not know about); warnings stay warnings, notices
 // notices.
-func ContractSeverity(s contracts.Severity) policy.Severity {
+func ContractSeverity(s contracts.Severity) rule.Severity {
 	if s == contracts.SeverityNotice {
-		return policy.Notice
+		return rule.Notice
 	}
-	return policy.Warning
+	return rule.Warning
 }
 
 // contractRulesAdded lists package contracts' rules in the governance
@@ -33,7 +33,7 @@ func ContractSeverity(s contracts.Severity) policy.Severity {
 // configure them and PolicyConfig.Severity knows their defaults.
 var contractRulesAdded = func() bool {
 	for _, r := range contracts.Rules() {
-		rules = append(rules, policy.Rule{ID: r.ID, Category: CategoryContract, Severity: ContractSeverity(r.Severity),
+		rules = append(rules, rule.Rule{ID: r.ID, Category: CategoryContract, Severity: ContractSeverity(r.Severity),
 			Purpose: r.Purpose, Source: r.Source})
 	}
 	return true
@@ -45,7 +45,7 @@ var contractRulesAdded = func() bool {
 const RuleDeprecationRemovalGuarded = "DEPRECATION_REMOVAL_GUARDED"
 
 var removalGuardAdded = func() bool {
-	rules = append(rules, policy.Rule{ID: RuleDeprecationRemovalGuarded, Category: CategoryDeprecation, Severity: policy.Error,
+	rules = append(rules, rule.Rule{ID: RuleDeprecationRemovalGuarded, Category: CategoryDeprecation, Severity: rule.Error,
 		Source: "Charter issue 5 §7",
 		Purpose: "The new version removes a field deprecated through the governance API while published contracts still read it: " +
 			"before its expiry, or after it when a reader holds no running extension (inline schema deprecations are not guarded, " +
@@ -75,7 +75,7 @@ type RemovalGuardInput struct {
 // the candidate removes (the previous version has it, the candidate not) while published contracts read it (the field or a
 // field under it): before expiry every reader is named; after expiry the
 // readers without a running extension are, and none means no finding.
-func RemovalGuard(in RemovalGuardInput) []policy.Finding {
+func RemovalGuard(in RemovalGuardInput) []rule.Finding {
 	have, had := map[string]bool{}, map[string]bool{}
 	for _, p := range in.Fields {
 		have[p] = true
@@ -83,7 +83,7 @@ func RemovalGuard(in RemovalGuardInput) []policy.Finding {
 	for _, p := range in.Previous {
 		had[p] = true
 	}
-	var out []policy.Finding
+	var out []rule.Finding
 	for _, d := range in.Deprecations {
 		if d.Kind != ItemField || d.Source == SourceSchema || !had[d.Path] || have[d.Path] {
 			continue
@@ -117,7 +117,7 @@ func RemovalGuard(in RemovalGuardInput) []policy.Finding {
 			msg = fmt.Sprintf("removing %s of subject %s before it expires on %s (%d %s left); published contracts still read it: %s",
 				d.Item, in.Subject, date(d.ExpiresAt), left, plural(left, "day", "days"), strings.Join(blocking, ", "))
 		}
-		out = append(out, policy.Finding{RuleID: RuleDeprecationRemovalGuarded, Severity: policy.Error, Subject: in.Subject,
+		out = append(out, rule.Finding{RuleID: RuleDeprecationRemovalGuarded, Severity: rule.Error, Subject: in.Subject,
 			Path: d.Path, Consumer: blocking[0], Message: msg,
 			Hint: fmt.Sprintf("keep %s until it has expired and every consumer reading it has migrated (charter lineage deprecations --subject %s) or holds an extension",
 				d.Item, in.Subject)})

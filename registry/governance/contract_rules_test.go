@@ -6,8 +6,8 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // TestRemovalGuard is issue 5 §7 on the pure rule: carrier_code,
@@ -83,7 +83,7 @@ func TestRemovalGuard(t *testing.T) {
 				t.Fatalf("findings %+v, want one", got)
 			}
 			f := got[0]
-			if f.RuleID != governance.RuleDeprecationRemovalGuarded || f.Severity != policy.Error || f.Path != ".carrier_code" || f.Consumer != tc.want {
+			if f.RuleID != governance.RuleDeprecationRemovalGuarded || f.Severity != rule.Error || f.Path != ".carrier_code" || f.Consumer != tc.want {
 				t.Fatalf("finding %s %s %s %s", f.Severity, f.RuleID, f.Path, f.Consumer)
 			}
 			for _, s := range tc.contains {
@@ -99,10 +99,10 @@ func TestRemovalGuard(t *testing.T) {
 // tables, an error by default.
 func TestRemovalGuardRegistered(t *testing.T) {
 	r, ok := governance.LookupRule(governance.RuleDeprecationRemovalGuarded)
-	if !ok || r.Severity != policy.Error || r.Off || r.Category != governance.CategoryDeprecation {
+	if !ok || r.Severity != rule.Error || r.Off || r.Category != governance.CategoryDeprecation {
 		t.Fatalf("governance rule %+v %v", r, ok)
 	}
-	if _, ok := policy.LookupRule(governance.RuleDeprecationRemovalGuarded); !ok {
+	if _, ok := rule.LookupRule(governance.RuleDeprecationRemovalGuarded); !ok {
 		t.Fatal("not in the policy table")
 	}
 }

@@ -6,7 +6,7 @@
 // It is pure: no I/O, no clock, no storage. The registry (package
 // registry) loads a subject's [SubjectState] from its store, reads the
 // time from its injected clock and calls [Evaluate] on every
-// registration; the CLI gate (registry/project) calls the same function
+// registration; the CLI gate (action/project) calls the same function
 // with the state it reads from the registry's governance API
 // (GET /governance/subjects/{s}/state), so both sides report the same
 // findings for the same change.
@@ -14,7 +14,7 @@
 // # Rules
 //
 // Every rule has a stable ID, a category and a default severity
-// ([Rules]); the table is registered in package registry/policy, so
+// ([Rules]); the table is registered in package compat/rule, so
 // `charter rules` lists it. Severities are configured per rule, globally
 // and per subject ([PolicyConfig.Rules]): "error" refuses a registration
 // (HTTP 422), "warning" and "notice" are reported with it, "off" skips the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // SubjectState is everything the registry knows about a subject's
@@ -63,7 +63,7 @@ type Input struct {
 type Result struct {
 	// Findings are sorted by severity (errors first), rule ID and path,
 	// with their configured severities; rules that are off report none.
-	Findings []policy.Finding `json:"findings"`
+	Findings []rule.Finding `json:"findings"`
 	// Classification is the candidate's class against Previous (nil for
 	// a first version and for Existing).
 	Classification *Classification `json:"classification,omitempty"`
@@ -82,7 +82,7 @@ type Result struct {
 
 // Failed reports whether a finding is an error (the registration is
 // refused).
-func (r Result) Failed() bool { return policy.Report{Findings: r.Findings}.Failed() }
+func (r Result) Failed() bool { return rule.Report{Findings: r.Findings}.Failed() }
 
 // Evaluate applies every governance rule to in: a pure function of its
 // argument, used by the registry on register and by the CLI gate.
@@ -122,7 +122,7 @@ type evaluation struct {
 	subject string
 	cfg     PolicyConfig
 	fields  []compat.Field
-	out     []policy.Finding
+	out     []rule.Finding
 }
 
 func (e *evaluation) on(id string) bool {
@@ -131,7 +131,7 @@ func (e *evaluation) on(id string) bool {
 }
 
 // add keeps the findings of rules that are on, at their severity.
-func (e *evaluation) add(fs ...policy.Finding) {
+func (e *evaluation) add(fs ...rule.Finding) {
 	for _, f := range fs {
 		sev, on := e.cfg.Severity(f.RuleID)
 		if !on {
@@ -145,7 +145,7 @@ func (e *evaluation) add(fs ...policy.Finding) {
 	}
 }
 
-func (e *evaluation) finish() []policy.Finding {
+func (e *evaluation) finish() []rule.Finding {
 	out := e.out
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -158,7 +158,7 @@ func (e *evaluation) finish() []policy.Finding {
 		return a.Path < b.Path
 	})
 	if out == nil {
-		out = []policy.Finding{}
+		out = []rule.Finding{}
 	}
 	return out
 }
@@ -217,7 +217,7 @@ func (e *evaluation) deprecations(fresh []Deprecation) {
 		}
 		if d.StateAt(now) == StateDeprecated {
 			left := d.DaysLeft(now)
-			e.add(policy.Finding{RuleID: RuleDeprecationActive, Path: path,
+			e.add(rule.Finding{RuleID: RuleDeprecationActive, Path: path,
 				Message: fmt.Sprintf("%s is deprecated%s since %s with a TTL of %d days: %d %s left, it expires on %s%s",
 					d.Item, why, date(d.DeprecatedAt), d.TTLDays, left, plural(left, "day", "days"), date(d.ExpiresAt), use),
 				Hint: fmt.Sprintf("stop producing %s before %s, or ask its owner for an extension", d.Item, date(d.ExpiresAt))})
@@ -228,14 +228,14 @@ func (e *evaluation) deprecations(fresh []Deprecation) {
 			for _, x := range act {
 				who = append(who, fmt.Sprintf("%s until %s (approved by %s: %s)", x.Consumer, date(x.Until), x.Approver, x.Reason))
 			}
-			e.add(policy.Finding{RuleID: RuleDeprecationExtended, Path: path, Consumer: act[0].Consumer,
+			e.add(rule.Finding{RuleID: RuleDeprecationExtended, Path: path, Consumer: act[0].Consumer,
 				Message: fmt.Sprintf("%s expired on %s%s but is extended for %s%s", d.Item, date(d.ExpiresAt), why, strings.Join(who, "; "), use),
 				Hint:    fmt.Sprintf("the extension ends on %s; after that, registrations that keep %s are refused", date(act[0].Until), d.Item)})
 			continue
 		}
-		rule := RuleDeprecationExpired
+		ruleID := RuleDeprecationExpired
 		if d.Source == SourceSchema {
-			rule = RuleDeprecationInlineExpired
+			ruleID = RuleDeprecationInlineExpired
 		}
 		msg := fmt.Sprintf("%s of subject %s expired on %s (deprecated on %s with a TTL of %d days)%s and no extension covers it%s",
 			d.Item, e.subject, date(d.ExpiresAt), date(d.DeprecatedAt), d.TTLDays, why, use)
@@ -245,7 +245,7 @@ func (e *evaluation) deprecations(fresh []Deprecation) {
 		if len(e.in.State.Consumers) > 0 {
 			msg += "; consumers still reading the subject: " + strings.Join(e.in.State.Consumers, ", ")
 		}
-		e.add(policy.Finding{RuleID: rule, Path: path, Message: msg,
+		e.add(rule.Finding{RuleID: ruleID, Path: path, Message: msg,
 			Hint: fmt.Sprintf("remove %s from the schema%s, or have the subject's owner grant an extension to the consumer that still needs it (charter extend %s %s --consumer TEAM --days N --reason … --approver …)",
 				d.Item, strings.TrimPrefix(use, "; "), e.subject, d.Key())})
 	}
@@ -278,7 +278,7 @@ func (e *evaluation) owner() {
 			return
 		}
 	}
-	e.add(policy.Finding{RuleID: RuleOwnerMissing,
+	e.add(rule.Finding{RuleID: RuleOwnerMissing,
 		Message: fmt.Sprintf("subject %s has no owner: no team, contact channel or description is recorded", e.subject),
 		Hint: fmt.Sprintf("charter owners set %s --team TEAM --contact CHANNEL --description TEXT (PUT /governance/subjects/%s/owner), or set the %q metadata property",
 			e.subject, e.subject, PropOwner)})
@@ -365,7 +365,7 @@ func (e *evaluation) pii() {
 		in.Dismissals = append(in.Dismissals, pii.Dismissal{Field: d.Field, PatternID: d.PatternID, By: d.By, Reason: d.Reason})
 	}
 	for _, f := range pii.Evaluate(in, cfg) {
-		e.add(policy.Finding{RuleID: f.RuleID, Path: f.Path, Message: f.Message, Hint: f.Hint})
+		e.add(rule.Finding{RuleID: f.RuleID, Path: f.Path, Message: f.Message, Hint: f.Hint})
 	}
 }
 
@@ -396,7 +396,7 @@ func (e *evaluation) classify() (string, *Classification) {
 		if level == "" || level == compat.None {
 			level = compat.Backward
 		}
-		e.add(policy.Finding{RuleID: RuleSemverMajor,
+		e.add(rule.Finding{RuleID: RuleSemverMajor,
 			Message: fmt.Sprintf("version %d is a major change (%s → %s): it breaks %s readers: %s", e.in.Candidate.Version, base, next, level, strings.Join(why, "; ")),
 			Hint:    "if the break is intended, start a new major line (compatibilityGroup with an application.major.version property) or a new subject"})
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 const (
@@ -44,7 +44,7 @@ func avroInput(t *testing.T, st governance.SubjectState, now time.Time, prev, cu
 }
 
 // brief renders findings as "severity RULE path" lines.
-func brief(fs []policy.Finding) string {
+func brief(fs []rule.Finding) string {
 	var lines []string
 	for _, f := range fs {
 		lines = append(lines, fmt.Sprintf("%s %s %s", f.Severity, f.RuleID, f.Path))

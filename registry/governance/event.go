@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // normName folds a field name for envelope matching: lower case, without
@@ -17,7 +17,7 @@ func normName(s string) string {
 
 // envelopeFindings checks that the envelope record carries one field of
 // each role (EVENT_ENVELOPE_INCOMPLETE).
-func envelopeFindings(subject string, t compat.SchemaType, fields []compat.Field, cfg *Envelope) []policy.Finding {
+func envelopeFindings(subject string, t compat.SchemaType, fields []compat.Field, cfg *Envelope) []rule.Finding {
 	e := Envelope{}
 	if cfg != nil {
 		e = *cfg
@@ -56,7 +56,7 @@ func envelopeFindings(subject string, t compat.SchemaType, fields []compat.Field
 	if e.Path != "" {
 		where = "record " + Display(e.Path)
 	}
-	return []policy.Finding{{RuleID: RuleEnvelopeIncomplete, Subject: subject, Path: e.Path,
+	return []rule.Finding{{RuleID: RuleEnvelopeIncomplete, Subject: subject, Path: e.Path,
 		Message: fmt.Sprintf("the event envelope (%s) lacks %s", where, joinAnd(missing)),
 		Hint:    fmt.Sprintf("add %s, or configure the accepted names in the policy's envelope settings", joinAnd(quoteAll(hints)))}}
 }
@@ -93,8 +93,8 @@ func binaryType(f compat.Field) bool {
 
 // inlineBinaryFindings reports bytes fields whose names do not say they
 // are small or references (EVENT_INLINE_BINARY).
-func inlineBinaryFindings(subject string, fields []compat.Field) []policy.Finding {
-	var out []policy.Finding
+func inlineBinaryFindings(subject string, fields []compat.Field) []rule.Finding {
+	var out []rule.Finding
 	for _, f := range uniqueFields(fields) {
 		if !binaryType(f) {
 			continue
@@ -109,7 +109,7 @@ func inlineBinaryFindings(subject string, fields []compat.Field) []policy.Findin
 		if small {
 			continue
 		}
-		out = append(out, policy.Finding{RuleID: RuleInlineBinary, Subject: subject, Path: f.Path,
+		out = append(out, rule.Finding{RuleID: RuleInlineBinary, Subject: subject, Path: f.Path,
 			Message: fmt.Sprintf("field %s carries binary data (%s) inline in the event", Display(f.Path), f.Type),
 			Hint:    fmt.Sprintf("store the payload outside the event (object storage) and carry a reference and a checksum, e.g. %s_url and %s_sha256", f.Name, f.Name)})
 	}

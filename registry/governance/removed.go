@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Removals returns the fields of prev that cur no longer has, as
@@ -83,17 +83,17 @@ func nonNull(t string) string {
 // reuseFindings reports fields of cur that bring back a removed name with
 // another type (REMOVED_FIELD_REUSED) and Protobuf fields that reuse a
 // removed number for another field or type (REMOVED_FIELD_NUMBER_REUSED).
-func reuseFindings(subject string, removed []RemovedField, cur compat.Schema) []policy.Finding {
+func reuseFindings(subject string, removed []RemovedField, cur compat.Schema) []rule.Finding {
 	if len(removed) == 0 || cur == nil {
 		return nil
 	}
 	fields := uniqueFields(compat.Fields(cur))
 	curBy := byPath(fields)
 	nums := FieldNumbers(cur)
-	var out []policy.Finding
+	var out []rule.Finding
 	for _, r := range removed {
 		if f, ok := curBy[r.Path]; ok && !sameType(r.Type, f.Type) {
-			out = append(out, policy.Finding{RuleID: RuleRemovedFieldReused, Subject: subject, Path: f.Path,
+			out = append(out, rule.Finding{RuleID: RuleRemovedFieldReused, Subject: subject, Path: f.Path,
 				Message: fmt.Sprintf("field %s was removed in version %d when its type was %s; it comes back as %s, so data written before the removal would be misread",
 					Display(r.Path), r.RemovedInVersion, r.Type, f.Type),
 				Hint: fmt.Sprintf("give the new field another name, or bring it back as %s", r.Type)})
@@ -108,7 +108,7 @@ func reuseFindings(subject string, removed []RemovedField, cur compat.Schema) []
 			if f.Name == r.Name && sameType(r.Type, f.Type) {
 				continue // the same field, back
 			}
-			out = append(out, policy.Finding{RuleID: RuleRemovedNumberReused, Subject: subject, Path: f.Path,
+			out = append(out, rule.Finding{RuleID: RuleRemovedNumberReused, Subject: subject, Path: f.Path,
 				Message: fmt.Sprintf("field number %d of %s was %s %s, removed in version %d; %s %s reuses it, so old data would decode as the new field",
 					r.Number, Display(r.Parent), r.Type, r.Name, r.RemovedInVersion, f.Type, f.Name),
 				Hint: fmt.Sprintf("use a new field number, and add `reserved %d;` to the message", r.Number)})

@@ -1,6 +1,6 @@
 package governance
 
-import "github.com/charter-dev/charter/registry/policy"
+import "github.com/charter-dev/charter/compat/rule"
 
 // The answers of the governance API that are not records: one shape for
 // the server (package registry) and the client (registry/client).
@@ -53,21 +53,21 @@ type CheckResult struct {
 	Subject string `json:"subject"`
 	// Version is the version number the schema would get, or has when it
 	// is already registered (Existing).
-	Version  int              `json:"version"`
-	Existing bool             `json:"existing,omitempty"`
-	Allowed  bool             `json:"allowed"`
-	Findings []policy.Finding `json:"findings"`
-	SemVer   string           `json:"semver,omitempty"`
-	Bump     Bump             `json:"bump,omitempty"`
-	Changes  []Change         `json:"changes,omitempty"`
+	Version  int            `json:"version"`
+	Existing bool           `json:"existing,omitempty"`
+	Allowed  bool           `json:"allowed"`
+	Findings []rule.Finding `json:"findings"`
+	SemVer   string         `json:"semver,omitempty"`
+	Bump     Bump           `json:"bump,omitempty"`
+	Changes  []Change       `json:"changes,omitempty"`
 }
 
 // RuleStatus is a governance rule with its severity under a policy (GET
 // /governance/rules).
 type RuleStatus struct {
-	policy.Rule
+	rule.Rule
 	// DefaultSeverity repeats Rule.Severity under a clearer name.
-	DefaultSeverity policy.Severity `json:"defaultSeverity"`
+	DefaultSeverity rule.Severity `json:"defaultSeverity"`
 	// Effective is the severity under the policy asked for, "off" when
 	// the rule is off.
 	Effective string `json:"effective"`

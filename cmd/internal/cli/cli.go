@@ -38,7 +38,7 @@ import (
 	upcastcmd "github.com/charter-dev/charter/cmd/internal/command/upcast"
 	"github.com/charter-dev/charter/cmd/internal/command/version"
 	"github.com/charter-dev/charter/cmd/internal/command/versions"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Exit codes, as in STYLE: 1 when a command found violations, 2 for any
@@ -51,8 +51,8 @@ const (
 
 // ErrViolations is returned by commands that printed findings (compat
 // checks, policy checks); the process then exits 1. It is
-// policy.ErrFailed, which the gate commands return.
-var ErrViolations = policy.ErrFailed
+// rule.ErrFailed, which the gate commands return.
+var ErrViolations = rule.ErrFailed
 
 // Env is what the command tree talks to.
 type Env struct {

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // checkGitHub writes one workflow command per finding
@@ -30,12 +30,12 @@ func checkGitHub(w io.Writer, r *project.Result, o Options) error {
 	return err
 }
 
-func githubCommand(f policy.Finding, prefix string) string {
+func githubCommand(f rule.Finding, prefix string) string {
 	cmd := "notice"
 	switch f.Severity {
-	case policy.Error:
+	case rule.Error:
 		cmd = "error"
-	case policy.Warning:
+	case rule.Warning:
 		cmd = "warning"
 	}
 	var props []string

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // checkReport is the json format (check-report.schema.json).
@@ -16,7 +16,7 @@ type checkReport struct {
 	Passed        bool                    `json:"passed"`
 	Summary       summary                 `json:"summary"`
 	Subjects      []project.SubjectResult `json:"subjects"`
-	Findings      []policy.Finding        `json:"findings"`
+	Findings      []rule.Finding          `json:"findings"`
 }
 
 type tool struct {
@@ -46,7 +46,7 @@ func checkJSON(w io.Writer, r *project.Result, o Options) error {
 		doc.Subjects = []project.SubjectResult{}
 	}
 	if doc.Findings == nil {
-		doc.Findings = []policy.Finding{}
+		doc.Findings = []rule.Finding{}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
-var sevIcon = map[policy.Severity]string{
-	policy.Error:   "❌ error",
-	policy.Warning: "⚠️ warning",
-	policy.Notice:  "ℹ️ notice",
+var sevIcon = map[rule.Severity]string{
+	rule.Error:   "❌ error",
+	rule.Warning: "⚠️ warning",
+	rule.Notice:  "ℹ️ notice",
 }
 
 // checkMarkdown writes a GitHub-flavoured Markdown summary: a heading with

@@ -20,8 +20,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Format is an output format.
@@ -123,7 +123,7 @@ func Check(w io.Writer, f Format, r *project.Result, o Options) error {
 type counts struct{ errors, warnings, notices int }
 
 func countOf(r *project.Result) counts {
-	return counts{r.Count(policy.Error), r.Count(policy.Warning), r.Count(policy.Notice)}
+	return counts{r.Count(rule.Error), r.Count(rule.Warning), r.Count(rule.Notice)}
 }
 
 func plural(n int, one, many string) string {
@@ -159,7 +159,7 @@ func statusLine(r *project.Result) string {
 }
 
 // location is "file:line", "file", or "".
-func location(f policy.Finding, prefix string) string {
+func location(f rule.Finding, prefix string) string {
 	if f.File == "" {
 		return ""
 	}
@@ -172,7 +172,7 @@ func location(f policy.Finding, prefix string) string {
 // detail is what a finding adds after its message: the direction and the
 // baseline version of a compatibility finding, the consumer of a contract
 // finding.
-func detail(f policy.Finding) string {
+func detail(f rule.Finding) string {
 	var parts []string
 	if f.Direction != "" {
 		parts = append(parts, strings.ToLower(f.Direction))
@@ -187,8 +187,8 @@ func detail(f policy.Finding) string {
 }
 
 // groups splits sorted findings by subject, keeping their order.
-func groups(fs []policy.Finding) [][]policy.Finding {
-	var out [][]policy.Finding
+func groups(fs []rule.Finding) [][]rule.Finding {
+	var out [][]rule.Finding
 	for i, f := range fs {
 		if i == 0 || f.Subject != fs[i-1].Subject {
 			out = append(out, nil)

@@ -11,10 +11,10 @@ import (
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -52,15 +52,15 @@ func failing() *project.Result {
 			{Subject: "pay|ments:v1,x", File: "json/payment.json", Format: compat.JSON, Level: compat.Backward, Status: project.StatusChanged, Compared: 2, Errors: 0, Notices: 1},
 			{Subject: "shipments", File: "proto/shipment.proto", Format: compat.Protobuf, Level: compat.Backward, Status: project.StatusUnchanged, Compared: 1},
 		},
-		Report: policy.Report{Findings: []policy.Finding{
-			{RuleID: "SCHEMA_INVALID", Severity: policy.Error, File: "broken/x.avsc", Message: "invalid Avro schema: field \"a\" has no type", Hint: "fix the file, or change its charter.yaml entry"},
-			{RuleID: "AVRO_TYPE_MISMATCH", Severity: policy.Error, Subject: "orders-value", File: "schemas/orders.avsc", Line: 6, Path: ".id",
+		Report: rule.Report{Findings: []rule.Finding{
+			{RuleID: "SCHEMA_INVALID", Severity: rule.Error, File: "broken/x.avsc", Message: "invalid Avro schema: field \"a\" has no type", Hint: "fix the file, or change its charter.yaml entry"},
+			{RuleID: "AVRO_TYPE_MISMATCH", Severity: rule.Error, Subject: "orders-value", File: "schemas/orders.avsc", Line: 6, Path: ".id",
 				Message: "the writer's string cannot be read as the reader's long", Hint: "keep the type or use a promotion (int→long)", Direction: "BACKWARD", Version: 3},
-			{RuleID: "AVRO_READER_FIELD_MISSING_DEFAULT", Severity: policy.Error, Subject: "orders-value", File: "schemas/orders.avsc", Line: 12, Path: ".lines[].note<string>",
+			{RuleID: "AVRO_READER_FIELD_MISSING_DEFAULT", Severity: rule.Error, Subject: "orders-value", File: "schemas/orders.avsc", Line: 12, Path: ".lines[].note<string>",
 				Message: "field \"note\" is in the reader without a default", Hint: "give \"note\" a default", Direction: "FORWARD"},
-			{RuleID: "CONTRACT_FIELD_MISSING", Severity: policy.Warning, Subject: "orders-value", File: "schemas/orders.avsc", Path: ".email",
+			{RuleID: "CONTRACT_FIELD_MISSING", Severity: rule.Warning, Subject: "orders-value", File: "schemas/orders.avsc", Path: ".email",
 				Message: "consumer reads \"email\" | 100% of the time,\nand it is gone", Hint: "keep <email> & tell them", Consumer: "billing-service"},
-			{RuleID: "SUBJECT_ADDED", Severity: policy.Notice, Subject: "pay|ments:v1,x", File: "json/payment.json",
+			{RuleID: "SUBJECT_ADDED", Severity: rule.Notice, Subject: "pay|ments:v1,x", File: "json/payment.json",
 				Message: "new subject `pay|ments:v1,x`", Hint: "review it as a new contract"},
 		}},
 	}
@@ -70,7 +70,7 @@ func passing() *project.Result {
 	return &project.Result{
 		Against:  "registry:http://localhost:8081",
 		Subjects: []project.SubjectResult{{Subject: "a-value", File: "a.avsc", Format: compat.Avro, Level: compat.Backward, Status: project.StatusUnchanged, Compared: 1}},
-		Report:   policy.Report{Findings: []policy.Finding{}},
+		Report:   rule.Report{Findings: []rule.Finding{}},
 	}
 }
 
@@ -255,8 +255,8 @@ func TestParseFormat(t *testing.T) {
 func TestRulesGolden(t *testing.T) {
 	t.Parallel()
 	rules := []project.RuleInfo{
-		{ID: "AVRO_TYPE_MISMATCH", Format: compat.Avro, Category: "compatibility", Severity: policy.Error, Purpose: "Types must match | promote."},
-		{ID: "SUBJECT_ADDED", Category: "project", Severity: policy.Notice, Purpose: "A new subject."},
+		{ID: "AVRO_TYPE_MISMATCH", Format: compat.Avro, Category: "compatibility", Severity: rule.Error, Purpose: "Types must match | promote."},
+		{ID: "SUBJECT_ADDED", Category: "project", Severity: rule.Notice, Purpose: "A new subject."},
 	}
 	for f, ext := range map[render.Format]string{render.Text: "txt", render.JSON: "json", render.Markdown: "md"} {
 		var b bytes.Buffer

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
 )
 
 // Rules writes the rule table: text (aligned columns ID, FORMAT,

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format
@@ -85,11 +85,11 @@ type sarifLogical struct {
 	Kind               string `json:"kind"`
 }
 
-func sarifLevelOf(s policy.Severity) string {
+func sarifLevelOf(s rule.Severity) string {
 	switch s {
-	case policy.Error:
+	case rule.Error:
 		return "error"
-	case policy.Warning:
+	case rule.Warning:
 		return "warning"
 	}
 	return "note"
@@ -106,16 +106,16 @@ func checkSARIF(w io.Writer, r *project.Result, o Options) error {
 		if !ok {
 			i = len(drv.Rules)
 			index[f.RuleID] = i
-			rule := sarifRule{ID: f.RuleID, ShortDescription: sarifText{f.RuleID}, DefaultConfiguration: sarifLevel{sarifLevelOf(f.Severity)}}
+			sr := sarifRule{ID: f.RuleID, ShortDescription: sarifText{f.RuleID}, DefaultConfiguration: sarifLevel{sarifLevelOf(f.Severity)}}
 			if info, ok := project.LookupRule(f.RuleID); ok {
-				rule.ShortDescription = sarifText{info.Purpose}
-				rule.DefaultConfiguration = sarifLevel{sarifLevelOf(info.Severity)}
-				rule.Properties = map[string]string{"category": info.Category}
+				sr.ShortDescription = sarifText{info.Purpose}
+				sr.DefaultConfiguration = sarifLevel{sarifLevelOf(info.Severity)}
+				sr.Properties = map[string]string{"category": info.Category}
 				if info.Format != "" {
-					rule.Properties["format"] = string(info.Format)
+					sr.Properties["format"] = string(info.Format)
 				}
 			}
-			drv.Rules = append(drv.Rules, rule)
+			drv.Rules = append(drv.Rules, sr)
 		}
 		msg := f.Message
 		if f.Path != "" {
@@ -168,7 +168,7 @@ func checkSARIF(w io.Writer, r *project.Result, o Options) error {
 
 // fingerprint identifies a finding across line moves: rule, subject, path,
 // direction and consumer.
-func fingerprint(f policy.Finding) string {
+func fingerprint(f rule.Finding) string {
 	h := sha256.Sum256([]byte(f.RuleID + "\x00" + f.Subject + "\x00" + f.Path + "\x00" + f.Direction + "\x00" + f.Consumer))
 	return hex.EncodeToString(h[:16])
 }

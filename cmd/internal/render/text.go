@@ -8,14 +8,14 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // styles are the text format's styles; all plain without colour.
 type styles struct {
 	subject, dim, rule, hint lipgloss.Style
-	sev                      map[policy.Severity]lipgloss.Style
+	sev                      map[rule.Severity]lipgloss.Style
 	pass, fail               lipgloss.Style
 }
 
@@ -31,10 +31,10 @@ func newStyles(w io.Writer, color bool) styles {
 		dim:     r.NewStyle().Faint(true),
 		rule:    r.NewStyle().Foreground(lipgloss.Color("6")),
 		hint:    r.NewStyle().Foreground(lipgloss.Color("2")),
-		sev: map[policy.Severity]lipgloss.Style{
-			policy.Error:   r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
-			policy.Warning: r.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
-			policy.Notice:  r.NewStyle().Foreground(lipgloss.Color("4")),
+		sev: map[rule.Severity]lipgloss.Style{
+			rule.Error:   r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+			rule.Warning: r.NewStyle().Foreground(lipgloss.Color("3")).Bold(true),
+			rule.Notice:  r.NewStyle().Foreground(lipgloss.Color("4")),
 		},
 		pass: r.NewStyle().Foreground(lipgloss.Color("2")).Bold(true),
 		fail: r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),

@@ -13,11 +13,11 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Environment variables read by `charter check` (the global ones); the
@@ -135,7 +135,7 @@ func run(cmd *cobra.Command, o options) error {
 		}
 	}
 	if res.Failed() {
-		return policy.ErrFailed
+		return rule.ErrFailed
 	}
 	return nil
 }
@@ -212,6 +212,6 @@ func writeOutputs(w io.Writer, r *project.Result) error {
 		result = "failed"
 	}
 	_, err := fmt.Fprintf(w, "result=%s\nerrors=%d\nwarnings=%d\nnotices=%d\nsubjects=%d\n",
-		result, r.Count(policy.Error), r.Count(policy.Warning), r.Count(policy.Notice), len(r.Subjects))
+		result, r.Count(rule.Error), r.Count(rule.Warning), r.Count(rule.Notice), len(r.Subjects))
 	return err
 }

@@ -11,16 +11,16 @@ import (
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/render"
-	"github.com/charter-dev/charter/registry/project/projecttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // sample is the sample project: base is the first commit, head the second.
-const sample = "../../../../registry/project/testdata/sample"
+const sample = "../../../../action/project/testdata/sample"
 
 func init() { buildinfo.Version = "v0.0.0-test" }
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
-	"github.com/charter-dev/charter/registry/project/projecttest"
 )
 
 // TestExportOwnedSharedSchema is fresh-user report 2's H1 through the

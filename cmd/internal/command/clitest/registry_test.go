@@ -12,10 +12,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
-	"github.com/charter-dev/charter/registry/project/projecttest"
 )
 
 func init() { buildinfo.Version = "v0.0.0-test" }

@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // NewCommand returns the diff command.
@@ -92,7 +92,7 @@ registry errors.`,
 				return err
 			}
 			if res.Failed() {
-				return policy.ErrFailed
+				return rule.ErrFailed
 			}
 			return nil
 		},

@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-const sample = "../../../../registry/project/testdata/sample"
+const sample = "../../../../action/project/testdata/sample"
 
 func init() { buildinfo.Version = "v0.0.0-test" }
 

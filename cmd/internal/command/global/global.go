@@ -17,10 +17,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/project"
 )
 
 // Flag names and environment variables.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/project"
 )
 
 // SchemaInput is a schema file and the flags that describe it, as

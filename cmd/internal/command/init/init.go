@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/project"
 )
 
 type options struct {

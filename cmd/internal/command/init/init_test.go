@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/cmd/internal/cli"
-	"github.com/charter-dev/charter/registry/project"
-	"github.com/charter-dev/charter/registry/project/projecttest"
 )
 
 func run(args ...string) (int, string, string) {
@@ -23,7 +23,7 @@ func run(args ...string) (int, string, string) {
 // then check against the previous commit.
 func TestInitThenCheck(t *testing.T) {
 	t.Parallel()
-	const sample = "../../../../registry/project/testdata/sample"
+	const sample = "../../../../action/project/testdata/sample"
 	base, head := t.TempDir(), t.TempDir()
 	projecttest.CopyTree(t, filepath.Join(sample, "base"), base)
 	projecttest.CopyTree(t, filepath.Join(sample, "head"), head)

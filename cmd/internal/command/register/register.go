@@ -14,8 +14,8 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/policy"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -75,7 +75,7 @@ other errors.`,
 			if refused(err) {
 				// A refusal is a finding, not a usage error: exit 1.
 				fmt.Fprintf(cmd.ErrOrStderr(), "charter: %v\n", err)
-				return policy.ErrFailed
+				return rule.ErrFailed
 			}
 			if err != nil {
 				return err

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 func run(args ...string) (int, string, string) {
@@ -28,7 +28,7 @@ func TestRulesListsEveryRule(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	want := len(compat.Rules()) + len(policy.Rules())
+	want := len(compat.Rules()) + len(rule.Rules())
 	if got := len(lines) - 3; got != want { // header, blank line, count
 		t.Errorf("%d rule lines, want %d", got, want)
 	}
@@ -44,7 +44,7 @@ func TestRulesListsEveryRule(t *testing.T) {
 			t.Errorf("no %s rules registered", f)
 		}
 	}
-	for _, r := range policy.Rules() {
+	for _, r := range rule.Rules() {
 		if !strings.Contains(out, r.ID+" ") {
 			t.Errorf("policy rule %s missing", r.ID)
 		}
@@ -78,7 +78,7 @@ func TestRulesFilters(t *testing.T) {
 		t.Errorf("%d protobuf rules, want %d", len(doc.Rules), n)
 	}
 	for _, r := range doc.Rules {
-		if r.Format != compat.Protobuf || r.Category != "compatibility" || r.Severity != policy.Error || r.Purpose == "" {
+		if r.Format != compat.Protobuf || r.Category != "compatibility" || r.Severity != rule.Error || r.Purpose == "" {
 			t.Errorf("rule %+v", r)
 		}
 	}
@@ -94,7 +94,7 @@ func TestRulesFilters(t *testing.T) {
 }
 
 // TestRulesOffByDefault: a rule that reports nothing until configured
-// (policy.Rule.Off) shows "off" as its default severity in text and
+// (rule.Rule.Off) shows "off" as its default severity in text and
 // Markdown, and "off": true beside its switched-on severity in JSON; every
 // other rule shows its severity. Checked for every registered policy rule.
 func TestRulesOffByDefault(t *testing.T) {
@@ -119,7 +119,7 @@ func TestRulesOffByDefault(t *testing.T) {
 		}
 	}
 	offs := 0
-	for _, r := range policy.Rules() {
+	for _, r := range rule.Rules() {
 		want := r.Severity.String()
 		if r.Off {
 			want = "off"

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
-	"github.com/charter-dev/charter/registry/project/projecttest"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // brief renders a finding as "severity RULE subject file:line path direction".
-func brief(f policy.Finding) string {
+func brief(f rule.Finding) string {
 	s := fmt.Sprintf("%s %s %s %s:%d", f.Severity, f.RuleID, f.Subject, f.File, f.Line)
 	if f.Path != "" {
 		s += " " + f.Path
@@ -27,7 +27,7 @@ func brief(f policy.Finding) string {
 	return s
 }
 
-func briefs(fs []policy.Finding) string {
+func briefs(fs []rule.Finding) string {
 	var b strings.Builder
 	for _, f := range fs {
 		b.WriteString(brief(f) + "\n")
@@ -189,12 +189,12 @@ overrides:
 		"orders.avsc":  "{\"type\":\"record\",\"name\":\"Order\",\"fields\":[\n  {\"name\":\"id\",\"type\":\"string\"},\n  {\"name\":\"email\",\"type\":\"string\"}\n]}\n",
 		"quiet-x.avsc": `{"type":"record","name":"Q","fields":[{"name":"email","type":"string"}]}`,
 	})
-	pii := func(_ context.Context, in *project.Input) ([]policy.Finding, error) {
-		var out []policy.Finding
+	pii := func(_ context.Context, in *project.Input) ([]rule.Finding, error) {
+		var out []rule.Finding
 		for _, s := range in.Subjects {
 			for _, f := range s.Fields() {
 				if f.Name == "email" {
-					out = append(out, policy.Finding{RuleID: "PII_UNTAGGED", Severity: policy.Warning, Subject: s.Name, Path: f.Path, Message: "email is not tagged PII"})
+					out = append(out, rule.Finding{RuleID: "PII_UNTAGGED", Severity: rule.Warning, Subject: s.Name, Path: f.Path, Message: "email is not tagged PII"})
 				}
 			}
 		}
@@ -215,7 +215,7 @@ overrides:
 	boom := errors.New("contracts store unreachable")
 	_, err = project.Check(context.Background(), p, project.Options{
 		Baseline:   project.DirBaseline("."),
-		Evaluators: []project.Evaluator{func(context.Context, *project.Input) ([]policy.Finding, error) { return nil, boom }},
+		Evaluators: []project.Evaluator{func(context.Context, *project.Input) ([]rule.Finding, error) { return nil, boom }},
 	})
 	if !errors.Is(err, boom) {
 		t.Errorf("evaluator error: %v", err)

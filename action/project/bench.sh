@@ -15,7 +15,7 @@
 #                       must equal the git mode's.
 #
 # The in-process figures are `go test -bench 'CheckGit300|CheckRegistry300'
-# ./registry/project`. Needs GNU time (/usr/bin/time) and, for the registry
+# ./action/project`. Needs GNU time (/usr/bin/time) and, for the registry
 # mode, jq.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +44,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CHARTER_BENCH_REPO="$work/repo" go test -count=1 -run '^TestWriteBenchRepository$' ./registry/project >/dev/null
+CHARTER_BENCH_REPO="$work/repo" go test -count=1 -run '^TestWriteBenchRepository$' ./action/project >/dev/null
 CGO_ENABLED=0 go build -o "$work/charter" ./cmd/charter
 charter="$work/charter"
 files=$(git -C "$work/repo" ls-files | grep -c -E '\.(avsc|proto|json)$')

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/project"
 )
 
 func TestParseDiffSide(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Evaluator is a governance gate that Check runs after the compatibility
@@ -18,7 +18,7 @@ import (
 // fills File and Line from the subject's schema file and the finding's
 // Path when the evaluator leaves them empty. An error aborts the check
 // (it is an I/O or configuration problem, not a finding).
-type Evaluator func(ctx context.Context, in *Input) ([]policy.Finding, error)
+type Evaluator func(ctx context.Context, in *Input) ([]rule.Finding, error)
 
 // Input is what an Evaluator sees.
 type Input struct {
@@ -100,7 +100,7 @@ type Result struct {
 	// Against names the baseline.
 	Against  string          `json:"against"`
 	Subjects []SubjectResult `json:"subjects"`
-	policy.Report
+	rule.Report
 }
 
 // Check compares every subject of the project's working tree with the
@@ -184,7 +184,7 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	sortFindings(c.findings)
 	res.Findings = c.findings
 	if res.Findings == nil {
-		res.Findings = []policy.Finding{}
+		res.Findings = []rule.Finding{}
 	}
 	countFindings(res)
 	return res, nil
@@ -197,25 +197,25 @@ type checker struct {
 	unnamed   []*Schema // files that name no subject
 
 	mu       sync.Mutex
-	findings []policy.Finding
+	findings []rule.Finding
 }
 
 type subjectOutcome struct {
 	status   Status
 	compared int
-	findings []policy.Finding
+	findings []rule.Finding
 }
 
 // addCurrent registers a working-tree schema under its subject.
 func (c *checker) addCurrent(s *Schema) {
 	if s.Subject == "" {
 		c.unnamed = append(c.unnamed, s)
-		c.add(policy.Finding{RuleID: RuleSchemaInvalid, Severity: policy.Error, File: s.File, Line: s.ErrLine,
+		c.add(rule.Finding{RuleID: RuleSchemaInvalid, Severity: rule.Error, File: s.File, Line: s.ErrLine,
 			Message: oneLine(s.Err), Hint: "fix the file, or change its charter.yaml entry"}, nil)
 		return
 	}
 	if first, dup := c.bySubject[s.Subject]; dup {
-		c.add(policy.Finding{RuleID: RuleSubjectDuplicate, Severity: policy.Error, Subject: s.Subject, File: s.File,
+		c.add(rule.Finding{RuleID: RuleSubjectDuplicate, Severity: rule.Error, Subject: s.Subject, File: s.File,
 			Message: fmt.Sprintf("%s maps to subject %q, which %s already defines", s.File, s.Subject, first.Current.File),
 			Hint:    "give one of the files another subject (a subject or topic template in charter.yaml), or exclude it"}, first)
 		return
@@ -228,7 +228,7 @@ func (c *checker) addCurrent(s *Schema) {
 }
 
 // add applies severity overrides and locations, then keeps the finding.
-func (c *checker) add(f policy.Finding, s *Subject) {
+func (c *checker) add(f rule.Finding, s *Subject) {
 	if f, ok := c.normalize(f, s); ok {
 		c.mu.Lock()
 		c.findings = append(c.findings, f)
@@ -236,7 +236,7 @@ func (c *checker) add(f policy.Finding, s *Subject) {
 	}
 }
 
-func (c *checker) normalize(f policy.Finding, s *Subject) (policy.Finding, bool) {
+func (c *checker) normalize(f rule.Finding, s *Subject) (rule.Finding, bool) {
 	var m *Mapping
 	if s != nil {
 		m = s.Mapping
@@ -258,7 +258,7 @@ func (c *checker) normalize(f policy.Finding, s *Subject) (policy.Finding, bool)
 // compare checks one subject against its baseline versions.
 func (c *checker) compare(s *Subject) subjectOutcome {
 	var out subjectOutcome
-	keep := func(f policy.Finding) {
+	keep := func(f rule.Finding) {
 		if f, ok := c.normalize(f, s); ok {
 			out.findings = append(out.findings, f)
 		}
@@ -267,24 +267,24 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 	switch {
 	case cur == nil:
 		out.status = StatusRemoved
-		keep(policy.Finding{RuleID: RuleSubjectRemoved, Severity: policy.Warning, Subject: s.Name, File: s.Prior.File,
+		keep(rule.Finding{RuleID: RuleSubjectRemoved, Severity: rule.Warning, Subject: s.Name, File: s.Prior.File,
 			Message: fmt.Sprintf("%s defined subject %q in %s and no file defines it now", s.Prior.File, s.Name, c.against),
 			Hint:    "if the subject is retired, delete it in the registry when its consumers are gone; if the file moved, map the new path to the same subject"})
 		return out
 	case cur.Err != nil:
 		out.status = StatusInvalid
-		keep(policy.Finding{RuleID: RuleSchemaInvalid, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: cur.ErrLine,
+		keep(rule.Finding{RuleID: RuleSchemaInvalid, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: cur.ErrLine,
 			Message: oneLine(cur.Err), Hint: "fix the schema so that it parses; nothing else was checked for this subject"})
 		return out
 	case s.Prior == nil:
 		out.status = StatusAdded
-		keep(policy.Finding{RuleID: RuleSubjectAdded, Severity: policy.Notice, Subject: s.Name, File: cur.File,
+		keep(rule.Finding{RuleID: RuleSubjectAdded, Severity: rule.Notice, Subject: s.Name, File: cur.File,
 			Message: fmt.Sprintf("new subject %q (%s, level %s): %s does not have it", s.Name, cur.Format, s.Level, c.against),
 			Hint:    "review it as a new contract: its first version is what later versions must stay compatible with"})
 		return out
 	case s.Prior.Format != cur.Format:
 		out.status = StatusChanged
-		keep(policy.Finding{RuleID: RuleSubjectFormatChanged, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: 1,
+		keep(rule.Finding{RuleID: RuleSubjectFormatChanged, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: 1,
 			Message: fmt.Sprintf("subject %q is %s in %s but %s now", s.Name, s.Prior.Format, c.against, cur.Format),
 			Hint:    "keep the format, or publish the new format under a new subject"})
 		return out
@@ -293,7 +293,7 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 	var previous []compat.Previous
 	for _, pv := range s.Prior.Versions {
 		if pv.Err != nil {
-			keep(policy.Finding{RuleID: RuleBaselineInvalid, Severity: policy.Warning, Subject: s.Name, Version: pv.Version,
+			keep(rule.Finding{RuleID: RuleBaselineInvalid, Severity: rule.Warning, Subject: s.Name, Version: pv.Version,
 				Message: fmt.Sprintf("the baseline's schema (%s) does not parse, so it was not compared: %s", versionName(c.against, pv.Version), oneLine(pv.Err)),
 				Hint:    "nothing to fix here unless the baseline is wrong; the working tree's schema itself parses"})
 			continue
@@ -323,7 +323,7 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 		if hint == "" {
 			hint = directionHint(v.Direction, s.Level)
 		}
-		keep(policy.Finding{RuleID: v.RuleID, Severity: policy.Error, Subject: s.Name, File: cur.File, Line: loc.line(v.Path),
+		keep(rule.Finding{RuleID: v.RuleID, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: loc.line(v.Path),
 			Path: v.Path, Message: msg, Hint: hint, Version: v.Version, Direction: string(v.Direction)})
 	}
 	return out
@@ -380,7 +380,7 @@ func oneLine(err error) string {
 
 // sortFindings orders findings by subject, severity (errors first), file,
 // line, rule, path, direction, version and message.
-func sortFindings(fs []policy.Finding) {
+func sortFindings(fs []rule.Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		switch {
@@ -418,9 +418,9 @@ func countFindings(r *Result) {
 			continue
 		}
 		switch f.Severity {
-		case policy.Error:
+		case rule.Error:
 			r.Subjects[i].Errors++
-		case policy.Warning:
+		case rule.Warning:
 			r.Subjects[i].Warnings++
 		default:
 			r.Subjects[i].Notices++

@@ -111,7 +111,7 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	b.WriteString("# charter.yaml: which files of this repository are schemas, which registry\n")
 	b.WriteString("# subject each one is, and how `charter check` judges their changes.\n")
 	fmt.Fprintf(&b, "# Written by `charter init` from %d schema files; edit freely.\n", len(found))
-	b.WriteString("# Reference: the JSON Schema charter.schema.json in Charter's registry/project package.\n")
+	b.WriteString("# Reference: the JSON Schema charter.schema.json in Charter's action/project package.\n")
 	b.WriteString("version: 1\n\n")
 	b.WriteString("# The registry `charter check` compares with when --against is not given\n")
 	b.WriteString("# (--registry and CHARTER_REGISTRY_URL override it).\n")

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // The project rules: what Check reports besides compatibility violations
@@ -32,7 +32,7 @@ const (
 	RuleConfigPatternUnmatched = "CONFIG_PATTERN_UNMATCHED"
 )
 
-// CategoryProject is the policy.Rule category of the project rules;
+// CategoryProject is the rule.Rule category of the project rules;
 // CategoryCompat is the one findings of compat rules are listed under.
 const (
 	CategoryProject = "project"
@@ -40,25 +40,25 @@ const (
 )
 
 // projectRules are registered in the policy rule table.
-var projectRules = []policy.Rule{
-	{ID: RuleSchemaInvalid, Category: CategoryProject, Severity: policy.Error,
+var projectRules = []rule.Rule{
+	{ID: RuleSchemaInvalid, Category: CategoryProject, Severity: rule.Error,
 		Purpose: "Every schema file that charter.yaml maps must read, parse (with its references) and name a subject."},
-	{ID: RuleSubjectDuplicate, Category: CategoryProject, Severity: policy.Error,
+	{ID: RuleSubjectDuplicate, Category: CategoryProject, Severity: rule.Error,
 		Purpose: "Each subject is defined by one file: two files mapping to one subject would register over each other."},
-	{ID: RuleSubjectFormatChanged, Category: CategoryProject, Severity: policy.Error,
+	{ID: RuleSubjectFormatChanged, Category: CategoryProject, Severity: rule.Error,
 		Purpose: "A subject keeps its schema format: data written as Avro cannot be read with a Protobuf or JSON schema.",
 		Source:  "Confluent Schema Registry rejects a schemaType that differs from the subject's latest version as incompatible."},
-	{ID: RuleSubjectRemoved, Category: CategoryProject, Severity: policy.Warning,
+	{ID: RuleSubjectRemoved, Category: CategoryProject, Severity: rule.Warning,
 		Purpose: "A subject of the baseline has no file any more; the registry keeps it and its consumers until it is deleted there."},
-	{ID: RuleSubjectAdded, Category: CategoryProject, Severity: policy.Notice,
+	{ID: RuleSubjectAdded, Category: CategoryProject, Severity: rule.Notice,
 		Purpose: "A subject the baseline does not have: nothing to compare yet; its first version sets the contract."},
-	{ID: RuleBaselineInvalid, Category: CategoryProject, Severity: policy.Warning,
+	{ID: RuleBaselineInvalid, Category: CategoryProject, Severity: rule.Warning,
 		Purpose: "A baseline version that does not parse cannot be compared with; the subject is reported unchecked."},
-	{ID: RuleConfigPatternUnmatched, Category: CategoryProject, Severity: policy.Warning,
+	{ID: RuleConfigPatternUnmatched, Category: CategoryProject, Severity: rule.Warning,
 		Purpose: "Every files pattern of charter.yaml's schemas matches a file: a pattern that matches nothing (a typo, a moved directory) takes schemas out of the gate without a word. Set it to error in CI to fail on it."},
 }
 
-func init() { policy.RegisterRules(projectRules...) }
+func init() { rule.RegisterRules(projectRules...) }
 
 // RuleInfo is one row of `charter rules`: a compat or policy rule.
 type RuleInfo struct {
@@ -69,9 +69,9 @@ type RuleInfo struct {
 	Category string            `json:"category"`
 	// Severity is the default severity of the rule's findings (once
 	// switched on, for an Off rule).
-	Severity policy.Severity `json:"severity"`
+	Severity rule.Severity `json:"severity"`
 	// Off marks a rule that reports nothing unless configured
-	// (policy.Rule.Off).
+	// (rule.Rule.Off).
 	Off     bool   `json:"off,omitempty"`
 	Purpose string `json:"purpose"`
 	Source  string `json:"source,omitempty"`
@@ -93,9 +93,9 @@ func (r RuleInfo) DefaultSeverity() string {
 func Rules() []RuleInfo {
 	var out []RuleInfo
 	for _, r := range compat.Rules() {
-		out = append(out, RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source})
+		out = append(out, RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: rule.Error, Purpose: r.Purpose, Source: r.Source})
 	}
-	for _, r := range policy.Rules() {
+	for _, r := range rule.Rules() {
 		out = append(out, RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source})
 	}
 	sortRules(out)
@@ -109,9 +109,9 @@ func sortRules(rs []RuleInfo) {
 // LookupRule finds a compat or policy rule by ID.
 func LookupRule(id string) (RuleInfo, bool) {
 	if r, ok := compat.LookupRule(id); ok {
-		return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: policy.Error, Purpose: r.Purpose, Source: r.Source}, true
+		return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: rule.Error, Purpose: r.Purpose, Source: r.Source}, true
 	}
-	if r, ok := policy.LookupRule(id); ok {
+	if r, ok := rule.LookupRule(id); ok {
 		return RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source}, true
 	}
 	return RuleInfo{}, false

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/project"
 	"github.com/charter-dev/charter/registry/sqlite"
 )
 

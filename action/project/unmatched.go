@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // unmatchedPatterns reports, as RuleConfigPatternUnmatched, every files
@@ -40,7 +40,7 @@ func (c *checker) unmatchedPatterns(ctx context.Context) error {
 			if matched {
 				continue
 			}
-			c.add(policy.Finding{RuleID: RuleConfigPatternUnmatched, Severity: policy.Warning, File: cfgFile,
+			c.add(rule.Finding{RuleID: RuleConfigPatternUnmatched, Severity: rule.Warning, File: cfgFile,
 				Message: fmt.Sprintf("schemas[%d] files pattern %q matches no file under %s", i, pattern, c.p.Root),
 				Hint:    "fix the pattern, or remove it; in CI set the rule to error under severities to fail on it"}, nil)
 		}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // DiffOptions tune Diff and DiffFiles.
@@ -146,7 +146,7 @@ func Diff(ctx context.Context, src RegistrySource, previous, next DiffSide, opts
 	}}}
 	res.Findings = out.findings
 	if res.Findings == nil {
-		res.Findings = []policy.Finding{}
+		res.Findings = []rule.Finding{}
 	}
 	sortFindings(res.Findings)
 	countFindings(res)

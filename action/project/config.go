@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // ConfigFile is the name of the project configuration file.
@@ -396,11 +396,11 @@ func (c *Config) OverrideLevel(subject string, m *Mapping) (l compat.Level, ok b
 // apply in order (defaults, the mapping, matching overrides) and each
 // layer's most specific key wins: an exact rule ID, then the longest
 // pattern.
-func (c *Config) SeverityFor(subject string, m *Mapping, ruleID string, def policy.Severity) (policy.Severity, bool) {
+func (c *Config) SeverityFor(subject string, m *Mapping, ruleID string, def rule.Severity) (rule.Severity, bool) {
 	sev, on := def, true
 	apply := func(layer map[string]string) {
 		if v, ok := pickSeverity(layer, ruleID); ok {
-			s, enabled, err := policy.ParseSeverity(v)
+			s, enabled, err := rule.ParseSeverity(v)
 			if err == nil {
 				sev, on = s, enabled
 			}

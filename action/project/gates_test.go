@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/policy"
-	"github.com/charter-dev/charter/registry/project"
 )
 
 // pactOf writes a V3 message pact whose one message reads the given JSON
@@ -42,8 +42,8 @@ func gateCheck(t *testing.T, dir string, b project.Baseline, evs ...project.Eval
 	return project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: b, Evaluators: evs})
 }
 
-func onlyRules(fs []policy.Finding, prefix string) []policy.Finding {
-	var out []policy.Finding
+func onlyRules(fs []rule.Finding, prefix string) []rule.Finding {
+	var out []rule.Finding
 	for _, f := range fs {
 		if strings.HasPrefix(f.RuleID, prefix) {
 			out = append(out, f)
@@ -97,7 +97,7 @@ func TestContractsEvaluator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range onlyRules(res.Findings, "CONTRACT_") {
-		if f.RuleID == contracts.RuleRequiredDropped || (f.RuleID == contracts.RuleFieldOptional && f.Severity != policy.Warning) {
+		if f.RuleID == contracts.RuleRequiredDropped || (f.RuleID == contracts.RuleFieldOptional && f.Severity != rule.Warning) {
 			t.Errorf("without a baseline: %s", brief(f))
 		}
 	}
@@ -108,8 +108,8 @@ func TestContractsEvaluator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(onlyRules(res.Findings, "CONTRACT_")); n != 3 || res.Failed() && res.Count(policy.Error) != 2 {
-		t.Errorf("with CONTRACT_*: warning: %d contract findings, %d errors", n, res.Count(policy.Error))
+	if n := len(onlyRules(res.Findings, "CONTRACT_")); n != 3 || res.Failed() && res.Count(rule.Error) != 2 {
+		t.Errorf("with CONTRACT_*: warning: %d contract findings, %d errors", n, res.Count(rule.Error))
 	}
 }
 

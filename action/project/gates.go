@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/pii"
-	"github.com/charter-dev/charter/registry/policy"
 )
 
 // The categories of the contract and PII rules in `charter rules`.
@@ -28,37 +28,37 @@ const (
 // Another package of the binary (registry/governance) may have listed
 // the PII rules already.
 func init() {
-	var add []policy.Rule
+	var add []rule.Rule
 	for _, r := range contracts.Rules() {
-		add = append(add, policy.Rule{ID: r.ID, Category: CategoryContract, Severity: contractSeverity(r.Severity, false), Purpose: r.Purpose, Source: r.Source})
+		add = append(add, rule.Rule{ID: r.ID, Category: CategoryContract, Severity: contractSeverity(r.Severity, false), Purpose: r.Purpose, Source: r.Source})
 	}
 	for _, r := range pii.Rules() {
-		add = append(add, policy.Rule{ID: r.ID, Category: CategoryPII, Severity: piiSeverity(r.Default), Purpose: r.Purpose, Source: r.Source})
+		add = append(add, rule.Rule{ID: r.ID, Category: CategoryPII, Severity: piiSeverity(r.Default), Purpose: r.Purpose, Source: r.Source})
 	}
-	var fresh []policy.Rule
+	var fresh []rule.Rule
 	for _, r := range add {
-		if _, dup := policy.LookupRule(r.ID); !dup {
+		if _, dup := rule.LookupRule(r.ID); !dup {
 			fresh = append(fresh, r)
 		}
 	}
-	policy.RegisterRules(fresh...)
+	rule.RegisterRules(fresh...)
 }
 
-func contractSeverity(s contracts.Severity, pending bool) policy.Severity {
+func contractSeverity(s contracts.Severity, pending bool) rule.Severity {
 	switch {
 	case s == contracts.SeverityError && !pending:
-		return policy.Error
+		return rule.Error
 	case s == contracts.SeverityError, s == contracts.SeverityWarning:
-		return policy.Warning
+		return rule.Warning
 	}
-	return policy.Notice
+	return rule.Notice
 }
 
-func piiSeverity(s pii.Severity) policy.Severity {
+func piiSeverity(s pii.Severity) rule.Severity {
 	if s == pii.SeverityError {
-		return policy.Error
+		return rule.Error
 	}
-	return policy.Warning
+	return rule.Warning
 }
 
 // ContractSource supplies the consumer contracts published for a subject.
@@ -142,7 +142,7 @@ func latestPrior(s *Subject) *PriorVersion {
 // ContractSource, against each subject's working-tree schema, with the
 // baseline's latest version as what consumers read today
 // (contracts.Options.Baseline). Each finding of package contracts becomes
-// a policy.Finding of the same rule ID at its path, naming the consumer
+// a rule.Finding of the same rule ID at its path, naming the consumer
 // and the interaction; a pending interaction's errors are warnings. now is
 // the clock for deprecation TTLs (nil: time.Now).
 //
@@ -153,7 +153,7 @@ func ContractsEvaluator(now func() time.Time) Evaluator {
 	if now == nil {
 		now = time.Now
 	}
-	return func(ctx context.Context, in *Input) ([]policy.Finding, error) {
+	return func(ctx context.Context, in *Input) ([]rule.Finding, error) {
 		sets, err := loadContracts(ctx, in.Project)
 		if err != nil {
 			return nil, err
@@ -184,7 +184,7 @@ func ContractsEvaluator(now func() time.Time) Evaluator {
 				}
 			}
 		}
-		var out []policy.Finding
+		var out []rule.Finding
 		for _, name := range sortedKeys(sets) {
 			s := bySubject[name]
 			if s.Current == nil || s.Current.Parsed == nil {
@@ -226,7 +226,7 @@ var contractHints = map[string]string{
 	contracts.RuleFieldExtended:      "the consumer's extension ends soon: move it to the replacement",
 }
 
-func contractFinding(subject, file string, f contracts.Finding) policy.Finding {
+func contractFinding(subject, file string, f contracts.Finding) rule.Finding {
 	msg, hint := splitHint(f.Message)
 	if hint == "" {
 		hint = contractHints[f.RuleID]
@@ -239,7 +239,7 @@ func contractFinding(subject, file string, f contracts.Finding) policy.Finding {
 	if f.ConsumerVersion != "" {
 		consumer += "@" + f.ConsumerVersion
 	}
-	return policy.Finding{RuleID: f.RuleID, Severity: contractSeverity(f.Severity, f.Pending), Subject: subject,
+	return rule.Finding{RuleID: f.RuleID, Severity: contractSeverity(f.Severity, f.Pending), Subject: subject,
 		Path: f.Path, Message: msg, Hint: hint, Consumer: consumer}
 }
 
@@ -253,13 +253,13 @@ func contractFinding(subject, file string, f contracts.Finding) policy.Finding {
 // the rules' own (warnings) unless charter.yaml's severity maps change
 // them. A pii section that does not validate is an error.
 func PIIEvaluator() Evaluator {
-	return func(ctx context.Context, in *Input) ([]policy.Finding, error) {
+	return func(ctx context.Context, in *Input) ([]rule.Finding, error) {
 		cfg, err := in.Project.Config.PII.policy()
 		if err != nil {
 			return nil, fmt.Errorf("%s: pii: %w", in.Project.ConfigPath, err)
 		}
 		consumers := consumerNames(ctx, in.Project)
-		var out []policy.Finding
+		var out []rule.Finding
 		for _, s := range in.Subjects {
 			if s.Current == nil || s.Current.Parsed == nil {
 				continue
@@ -280,7 +280,7 @@ func PIIEvaluator() Evaluator {
 				}
 			}
 			for _, f := range pii.Evaluate(pin, cfg) {
-				out = append(out, policy.Finding{RuleID: f.RuleID, Severity: piiSeverity(f.Severity), Subject: s.Name,
+				out = append(out, rule.Finding{RuleID: f.RuleID, Severity: piiSeverity(f.Severity), Subject: s.Name,
 					Path: f.Path, Message: f.Message, Hint: f.Hint})
 			}
 		}

@@ -3,7 +3,7 @@
 // consumer contracts, PII policy, deprecation TTLs, ownership, semantic
 // versions) into Findings of one shape, which the registry, the CLI
 // (`charter check`) and the CI action all evaluate and render the same way.
-package policy
+package rule
 
 import (
 	"fmt"

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/registry/policy"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 func TestConfigSchemaIsValid(t *testing.T) {
@@ -109,19 +109,19 @@ overrides:
 	tests := []struct {
 		subject, rule string
 		m             *Mapping
-		want          policy.Severity
+		want          rule.Severity
 		on            bool
 	}{
-		{"a", "SUBJECT_ADDED", nil, policy.Warning, true},
-		{"a", "AVRO_FIXED_SIZE_MISMATCH", nil, policy.Notice, true},
-		{"a", "AVRO_TYPE_MISMATCH", nil, policy.Error, true},
-		{"a", "AVRO_NAME_MISMATCH", m, policy.Notice, false},
-		{"a", "AVRO_NAME_MISMATCH", nil, policy.Notice, true},
-		{"loud-a", "AVRO_FIXED_SIZE_MISMATCH", m, policy.Error, true},
-		{"loud-quiet", "SUBJECT_ADDED", nil, policy.Error, false},
+		{"a", "SUBJECT_ADDED", nil, rule.Warning, true},
+		{"a", "AVRO_FIXED_SIZE_MISMATCH", nil, rule.Notice, true},
+		{"a", "AVRO_TYPE_MISMATCH", nil, rule.Error, true},
+		{"a", "AVRO_NAME_MISMATCH", m, rule.Notice, false},
+		{"a", "AVRO_NAME_MISMATCH", nil, rule.Notice, true},
+		{"loud-a", "AVRO_FIXED_SIZE_MISMATCH", m, rule.Error, true},
+		{"loud-quiet", "SUBJECT_ADDED", nil, rule.Error, false},
 	}
 	for _, tc := range tests {
-		got, on := cfg.SeverityFor(tc.subject, tc.m, tc.rule, policy.Error)
+		got, on := cfg.SeverityFor(tc.subject, tc.m, tc.rule, rule.Error)
 		if on != tc.on || (on && got != tc.want) {
 			t.Errorf("SeverityFor(%s, %s) = %v, %v; want %v, %v", tc.subject, tc.rule, got, on, tc.want, tc.on)
 		}
@@ -131,7 +131,7 @@ overrides:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, on := empty.SeverityFor("a", nil, "X", policy.Notice); got != policy.Notice || !on {
+	if got, on := empty.SeverityFor("a", nil, "X", rule.Notice); got != rule.Notice || !on {
 		t.Errorf("no layers: %v %v", got, on)
 	}
 }
@@ -240,6 +240,6 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		cfg.mappingFor("x/y.proto")
 		cfg.LevelFor("s", nil)
-		cfg.SeverityFor("s", nil, "R", policy.Error)
+		cfg.SeverityFor("s", nil, "R", rule.Error)
 	})
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/registry/client"
-	"github.com/charter-dev/charter/registry/project"
-	"github.com/charter-dev/charter/registry/project/projecttest"
 )
 
 // benchFiles is the number of schema files per format in the benchmark

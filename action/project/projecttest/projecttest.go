@@ -1,5 +1,5 @@
 // Package projecttest builds git repositories for tests of
-// registry/project, `charter check` and the CI action.
+// action/project, `charter check` and the CI action.
 package projecttest
 
 import (

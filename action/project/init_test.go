@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charter-dev/charter/registry/project"
+	"github.com/charter-dev/charter/action/project"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
