@@ -83,7 +83,7 @@ func (r ContractRecord) Contract() (*contracts.Contract, error) {
 }
 
 // PublishContract validates, verifies and stores a consumer contract and
-// records its reads as lineage. Errors, with nothing stored: 42253 for a
+// records its reads as lineage. Errors, with nothing stored: 42283 for a
 // malformed pact, an unknown pact specification version, no consumer
 // version or no subject; 40401 for a subject with no live version. A
 // contract that the latest schema breaks is stored all the same (the
@@ -183,7 +183,7 @@ func (s *Service) Contracts(ctx context.Context, subject string) ([]ContractReco
 }
 
 // Contract returns the contract consumer published for subject. Errors:
-// 40450 none.
+// 40480 none.
 func (s *Service) Contract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
 	var out ContractRecord
 	err := s.gview(ctx, "get contract", func(_ Tx, g GovernanceTx) error {
@@ -201,7 +201,7 @@ func getContract(ctx context.Context, g GovernanceTx, subject, consumer string, 
 }
 
 // DeleteContract withdraws consumer's contract for subject and removes the
-// consumer from the subject's lineage. Errors: 40450 none.
+// consumer from the subject's lineage. Errors: 40480 none.
 func (s *Service) DeleteContract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
 	var out ContractRecord
 	err := s.gupdate(ctx, "delete contract", func(tx Tx, g GovernanceTx) error {
@@ -474,7 +474,7 @@ func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *co
 	return out
 }
 
-// errGovernanceNotFound is 40450 with a message.
+// errGovernanceNotFound is 40480 with a message.
 func errGovernanceNotFound(format string, args ...any) error {
 	return srerr.New(srerr.ErrGovernanceNotFound, format, args...)
 }

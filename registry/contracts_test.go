@@ -233,7 +233,7 @@ func TestContractsAcceptance(t *testing.T) {
 	assertGuarded(t, svc, "day 121", "expired on 2026-04-05", 3, 4, 5)
 	_, err = svc.Register(ctx, subject, registry.RegisterRequest{Schema: shipNoCode})
 	if !errors.Is(err, srerr.ErrPolicyViolation) || !strings.Contains(err.Error(), governance.RuleDeprecationRemovalGuarded) {
-		t.Fatalf("register without carrier_code: err = %v, want 42250 DEPRECATION_REMOVAL_GUARDED", err)
+		t.Fatalf("register without carrier_code: err = %v, want 42280 DEPRECATION_REMOVAL_GUARDED", err)
 	}
 	for _, i := range []int{3, 4, 5} {
 		if !strings.Contains(err.Error(), team(i)) {

@@ -70,7 +70,7 @@ func ActorFrom(ctx context.Context) string {
 	return Anonymous
 }
 
-// errInvalidGovernance is 42253 with a message.
+// errInvalidGovernance is 42283 with a message.
 func errInvalidGovernance(format string, args ...any) error {
 	return srerr.New(srerr.ErrInvalidGovernance, format, args...)
 }
@@ -145,7 +145,7 @@ func auditJSON(v any) (json.RawMessage, error) {
 // --- Ownership -----------------------------------------------------------
 
 // Owner returns the ownership record of subject (GET
-// /governance/subjects/{s}/owner). Errors: 40450 no owner recorded.
+// /governance/subjects/{s}/owner). Errors: 40480 no owner recorded.
 func (s *Service) Owner(ctx context.Context, subject string) (governance.Owner, error) {
 	var out governance.Owner
 	err := s.gview(ctx, "get owner", func(_ Tx, g GovernanceTx) error {
@@ -180,7 +180,7 @@ func (s *Service) Owners(ctx context.Context, team string) ([]governance.Owner, 
 
 // SetOwner records o as the owner of subject, replacing any earlier owner
 // (PUT /governance/subjects/{s}/owner); the subject need not have versions
-// yet. Errors: 42208 invalid subject; 42253 no team or contact.
+// yet. Errors: 42208 invalid subject; 42283 no team or contact.
 func (s *Service) SetOwner(ctx context.Context, subject string, o governance.Owner) (governance.Owner, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return governance.Owner{}, err
@@ -204,7 +204,7 @@ func (s *Service) SetOwner(ctx context.Context, subject string, o governance.Own
 	return o, err
 }
 
-// DeleteOwner removes the owner of subject and returns it. Errors: 40450
+// DeleteOwner removes the owner of subject and returns it. Errors: 40480
 // no owner recorded.
 func (s *Service) DeleteOwner(ctx context.Context, subject string) (governance.Owner, error) {
 	var out governance.Owner
@@ -273,7 +273,7 @@ func effectivePolicy(ctx context.Context, g GovernanceTx, subject string) (gover
 }
 
 // SetPolicy replaces the policy of subject ("" global) with p (PUT
-// /governance/policy, /governance/subjects/{s}/policy). Errors: 42253 an
+// /governance/policy, /governance/subjects/{s}/policy). Errors: 42283 an
 // unknown rule, a bad severity, a TTL out of range.
 func (s *Service) SetPolicy(ctx context.Context, subject string, p governance.PolicyConfig) (governance.PolicyConfig, error) {
 	if subject != "" {
@@ -300,7 +300,7 @@ func (s *Service) SetPolicy(ctx context.Context, subject string, p governance.Po
 }
 
 // DeletePolicy removes the policy of subject ("" global: back to the
-// defaults) and returns it. Errors: 40450 none stored.
+// defaults) and returns it. Errors: 40480 none stored.
 func (s *Service) DeletePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
 	var out governance.PolicyConfig
 	err := s.gupdate(ctx, "delete policy", func(_ Tx, g GovernanceTx) error {
@@ -366,7 +366,7 @@ func (s *Service) latestParsed(ctx context.Context, tx Tx, subject string) (Subj
 // /governance/subjects/{s}/deprecations). Deprecating an item again
 // replaces its reason, replacement and TTL and keeps its start and
 // extensions. Errors: 40401 the subject has no live version; 40402 no such
-// version; 42253 no such field in the latest version, or a TTL out of
+// version; 42283 no such field in the latest version, or a TTL out of
 // range.
 func (s *Service) Deprecate(ctx context.Context, subject string, req DeprecateRequest) (governance.DeprecationStatus, error) {
 	if req.TTLDays < 0 || req.TTLDays > governance.MaxTTLDays {
@@ -426,7 +426,7 @@ func (s *Service) Deprecate(ctx context.Context, subject string, req DeprecateRe
 	return out.Status(s.now()), nil
 }
 
-// hasField returns 42253 unless the schema has a field at path.
+// hasField returns 42283 unless the schema has a field at path.
 func hasField(p compat.Schema, path string, version int) error {
 	fields := compat.Fields(p)
 	var names []string
@@ -498,7 +498,7 @@ func (s *Service) AllDeprecations(ctx context.Context) ([]governance.Deprecation
 	return out, err
 }
 
-// Deprecation returns one deprecation with its state now. Errors: 40450
+// Deprecation returns one deprecation with its state now. Errors: 40480
 // the item is not deprecated.
 func (s *Service) Deprecation(ctx context.Context, subject string, item governance.Item) (governance.DeprecationStatus, error) {
 	var d governance.Deprecation
@@ -528,7 +528,7 @@ func upperFirst(s string) string {
 
 // Undeprecate removes the deprecation of item (DELETE
 // /governance/subjects/{s}/deprecations/{item}), extensions included, and
-// returns it. Errors: 40450 not deprecated.
+// returns it. Errors: 40480 not deprecated.
 func (s *Service) Undeprecate(ctx context.Context, subject string, item governance.Item) (governance.Deprecation, error) {
 	var d governance.Deprecation
 	err := s.gupdate(ctx, "undeprecate", func(_ Tx, g GovernanceTx) error {
@@ -555,8 +555,8 @@ type ExtensionRequest struct {
 
 // GrantExtension lets req.Consumer keep using item until req.Until (POST
 // /governance/subjects/{s}/deprecations/{item}/extensions). A consumer's
-// earlier extension of the same item is replaced. Errors: 40450 not
-// deprecated; 42253 no consumer, reason or approver, or an end that is
+// earlier extension of the same item is replaced. Errors: 40480 not
+// deprecated; 42283 no consumer, reason or approver, or an end that is
 // not in the future or more than ten years away.
 func (s *Service) GrantExtension(ctx context.Context, subject string, item governance.Item, req ExtensionRequest) (governance.DeprecationStatus, error) {
 	now := s.now()
@@ -599,7 +599,7 @@ func (s *Service) GrantExtension(ctx context.Context, subject string, item gover
 }
 
 // RevokeExtension removes the extension of consumer on item. Errors:
-// 40450 not deprecated, or no extension for consumer.
+// 40480 not deprecated, or no extension for consumer.
 func (s *Service) RevokeExtension(ctx context.Context, subject string, item governance.Item, consumer string) (governance.DeprecationStatus, error) {
 	var d governance.Deprecation
 	err := s.gupdate(ctx, "revoke extension", func(_ Tx, g GovernanceTx) error {
@@ -652,7 +652,7 @@ func (s *Service) Dismissals(ctx context.Context, subject string) ([]governance.
 // Dismiss records a reviewed PII false positive (POST
 // /governance/subjects/{s}/dismissals): who (the actor, unless d.By is
 // set) and why. The same field and pattern again replaces the earlier
-// dismissal. Errors: 42253 no field or no reason.
+// dismissal. Errors: 42283 no field or no reason.
 func (s *Service) Dismiss(ctx context.Context, subject string, d governance.Dismissal) (governance.Dismissal, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return governance.Dismissal{}, err
@@ -680,7 +680,7 @@ func (s *Service) Dismiss(ctx context.Context, subject string, d governance.Dism
 }
 
 // DeleteDismissal removes the dismissal of field (and pattern, "" for
-// all patterns). Errors: 40450 none.
+// all patterns). Errors: 40480 none.
 func (s *Service) DeleteDismissal(ctx context.Context, subject, field, pattern string) (governance.Dismissal, error) {
 	var d governance.Dismissal
 	key := governance.Dismissal{Field: field, PatternID: pattern}.Key()
@@ -907,8 +907,8 @@ func (s *Service) evaluate(ctx context.Context, tx Tx, g GovernanceTx, subject s
 }
 
 // policyError is the refusal of a registration whose governance findings
-// include errors: 42251 when the first error is an expired deprecation,
-// 42252 a reused removed field, else 42250. The message lists every error.
+// include errors: 42281 when the first error is an expired deprecation,
+// 42282 a reused removed field, else 42280. The message lists every error.
 func policyError(subject string, fs []rule.Finding) error {
 	var (
 		sentinel *srerr.Error

@@ -62,7 +62,7 @@ func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject s
 
 // SetTags replaces the governance tags of subject (PUT
 // /governance/subjects/{s}/tags): path glob → tags. They count in PII
-// evaluation as if the versions' metadata.tags held them. Errors: 42253 an
+// evaluation as if the versions' metadata.tags held them. Errors: 42283 an
 // empty glob or tag.
 func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][]string) (governance.TagsView, error) {
 	if err := ValidateSubject(subject); err != nil {
@@ -107,7 +107,7 @@ func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][
 }
 
 // DeleteTags removes the governance tags of subject and returns them.
-// Errors: 40450 none.
+// Errors: 40480 none.
 func (s *Service) DeleteTags(ctx context.Context, subject string) (map[string][]string, error) {
 	var out map[string][]string
 	err := s.gupdate(ctx, "delete tags", func(_ Tx, g GovernanceTx) error {

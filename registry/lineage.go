@@ -34,7 +34,7 @@ var _ lineage.Store = (*Service)(nil)
 // AppendLineage implements lineage.Store: it validates ch, assigns the
 // next revision and stores it with an audit entry, in one transaction.
 // ch.At and ch.Actor default to the Service clock and the context's actor.
-// Errors: lineage.ErrBadChange (wrapped) as 42253; 40401 when the subject
+// Errors: lineage.ErrBadChange (wrapped) as 42283; 40401 when the subject
 // has no live version.
 func (s *Service) AppendLineage(ctx context.Context, ch lineage.Change) (lineage.Change, error) {
 	var out lineage.Change
@@ -138,7 +138,7 @@ func lineageChanges(ctx context.Context, g GovernanceTx, subject string, after i
 
 // SetProducer declares (or replaces) that p.Service produces p.Subject
 // (PUT /lineage/subjects/{s}/producers/{service}). Errors: 40401 unknown
-// subject; 42253 no service.
+// subject; 42283 no service.
 func (s *Service) SetProducer(ctx context.Context, p lineage.Producer) (lineage.Change, error) {
 	return s.AppendLineage(ctx, lineage.Change{Kind: lineage.ChangeSetProducer, Producer: &p})
 }
@@ -147,7 +147,7 @@ func (s *Service) SetProducer(ctx context.Context, p lineage.Producer) (lineage.
 // c.Subject by hand (source "declared"; PUT
 // /lineage/subjects/{s}/consumers/{service}). Since defaults to now, or
 // to the consumer's earlier Since when it was already declared. Errors:
-// 40401 unknown subject; 42253 no service or a field path not starting
+// 40401 unknown subject; 42283 no service or a field path not starting
 // with '.'.
 func (s *Service) DeclareConsumer(ctx context.Context, c lineage.Consumer) (lineage.Change, error) {
 	for _, f := range c.Fields {
@@ -193,14 +193,14 @@ func consumerSince(ctx context.Context, g GovernanceTx, subject, service string)
 }
 
 // RemoveProducer forgets a producer; RemoveConsumer a consumer. Errors:
-// 40450 when it is not declared.
+// 40480 when it is not declared.
 func (s *Service) RemoveProducer(ctx context.Context, subject, service string) (lineage.Change, error) {
 	return s.removeLineage(ctx, lineage.Change{Kind: lineage.ChangeRemoveProducer, Producer: &lineage.Producer{Service: service, Subject: subject}})
 }
 
 // RemoveConsumer forgets a consumer of subject (and what it reads). A
 // contract the consumer published stays stored but no longer counts
-// until it is published again. Errors: 40450 when it is not declared.
+// until it is published again. Errors: 40480 when it is not declared.
 func (s *Service) RemoveConsumer(ctx context.Context, subject, service string) (lineage.Change, error) {
 	return s.removeLineage(ctx, lineage.Change{Kind: lineage.ChangeRemoveConsumer, Consumer: &lineage.Consumer{Service: service, Subject: subject}})
 }
@@ -354,7 +354,7 @@ func (s *Service) LineageGraph(ctx context.Context, subject string, at time.Time
 // Impact answers "who is affected if field q.Path of q.Subject is removed,
 // renamed, retyped or deprecated?" from the lineage now (GET
 // /lineage/subjects/{s}/impact?path=…&change=…). Errors: 40401 unknown
-// subject; 42253 a path no version has and nobody reads, or an unknown
+// subject; 42283 a path no version has and nobody reads, or an unknown
 // change.
 func (s *Service) Impact(ctx context.Context, q lineage.ImpactQuery) ([]lineage.Impact, error) {
 	switch q.Change {

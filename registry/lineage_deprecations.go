@@ -67,7 +67,7 @@ type ExtendedConsumer struct {
 // DeprecationMigrations returns the migration status of every deprecated
 // field of subject (path "" ) or of the one at path, by path, at the
 // registry's clock. Errors: 40401 when the subject has no live version;
-// 40450 when path is given and not deprecated.
+// 40480 when path is given and not deprecated.
 func (s *Service) DeprecationMigrations(ctx context.Context, subject, path string) ([]DeprecationMigration, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return nil, err

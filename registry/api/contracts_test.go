@@ -51,17 +51,17 @@ func TestContractAPI(t *testing.T) {
 		`{"consumer":"mailer","consumerVersion":"3","pact":`+apiPact("mailer-app", `{"id":"s-1","email":"a@b.c"}`)+`}`)
 	e.run([]step{
 		{method: "POST", path: "/governance/subjects/shipments/contracts", body: `{"consumerVersion":"1","pact":{"consumer":{"name":"x"}}}`,
-			status: 422, code: 42253, contains: []string{"Invalid contract"}},
+			status: 422, code: 42283, contains: []string{"Invalid contract"}},
 		{method: "POST", path: "/governance/subjects/parcels/contracts", body: `{"consumerVersion":"1","pact":` + apiPact("x", `{"id":"1"}`) + `}`,
 			status: 404, code: 40401},
-		{method: "GET", path: "/governance/subjects/shipments/contracts/nobody", status: 404, code: 40450},
+		{method: "GET", path: "/governance/subjects/shipments/contracts/nobody", status: 404, code: 40480},
 		{method: "PUT", path: "/governance/subjects/shipments/producers/fulfillment", body: `{"versions":[1]}`, contains: []string{`"kind":"set_producer"`}},
 		{method: "PUT", path: "/governance/subjects/shipments/consumers/audit", body: `{"fields":[".id",".carrier_code"],"range":{"from":1}}`,
 			contains: []string{`"source":"declared"`}},
-		{method: "PUT", path: "/governance/subjects/shipments/consumers/audit", body: `{"fields":["id"]}`, status: 422, code: 42253},
-		{method: "GET", path: "/governance/subjects/shipments/impact", status: 422, code: 42253},
-		{method: "GET", path: "/governance/subjects/shipments/impact?path=.nope", status: 422, code: 42253},
-		{method: "DELETE", path: "/governance/subjects/shipments/producers/nobody", status: 404, code: 40450},
+		{method: "PUT", path: "/governance/subjects/shipments/consumers/audit", body: `{"fields":["id"]}`, status: 422, code: 42283},
+		{method: "GET", path: "/governance/subjects/shipments/impact", status: 422, code: 42283},
+		{method: "GET", path: "/governance/subjects/shipments/impact?path=.nope", status: 422, code: 42283},
+		{method: "DELETE", path: "/governance/subjects/shipments/producers/nobody", status: 404, code: 40480},
 	})
 	imp := e.mustDo("GET", "/governance/subjects/shipments/impact?path=.carrier_code&change=remove", "")
 	var impacts []struct{ Service string }

@@ -14,8 +14,8 @@ import (
 
 // Charter's governance API lives under /governance, a prefix no
 // Confluent endpoint uses; GET /openapi.json describes it (OpenAPI 3.1).
-// Errors use Confluent's error body with Charter's codes (srerr: 40450,
-// 42250–42253).
+// Errors use Confluent's error body with Charter's codes (srerr: 40480,
+// 42280–42283).
 //
 // Who makes a change is read from the X-Charter-Actor header, else the
 // basic-auth user name, else "anonymous" (until Charter has

@@ -321,7 +321,7 @@ func TestGovernanceAPI(t *testing.T) {
 	e.day(90)
 	v5 := strings.Replace(shipV4, `"default":""}]}`, `"default":""},{"name":"x","type":"int","default":0}]}`, 1)
 	r = e.register(s, v5, 422)
-	if errorCode(t, r.body) != 42251 {
+	if errorCode(t, r.body) != 42281 {
 		t.Errorf("day 90 error %s", r.body)
 	}
 	wantContains(t, "day 90", r.body, "field carrier_code", "expired on 2026-04-05", "use carrier instead")
@@ -365,7 +365,7 @@ func TestGovernanceAPI(t *testing.T) {
 	eff := e.call(200, "GET", sub+"/policy/effective", "/governance/subjects/"+o2+"/policy/effective", "")
 	wantContains(t, "effective", eff.body, `"PII_UNTAGGED":"error"`, `"deprecationTtlDays":90`)
 	r = e.register(o2, email, 422)
-	if errorCode(t, r.body) != 42250 || !strings.Contains(r.body, "PII_UNTAGGED") {
+	if errorCode(t, r.body) != 42280 || !strings.Contains(r.body, "PII_UNTAGGED") {
 		t.Errorf("PII refusal %s", r.body)
 	}
 	tags := e.call(200, "PUT", sub+"/tags", "/governance/subjects/"+o2+"/tags", `{"tags":{"shop.Order.customer_email":["PII"]}}`)

@@ -151,7 +151,7 @@ func (s *server) pbPactBody(r *http.Request, rec registry.ContractRecord) map[st
 }
 
 // pbLatestPact: GET /pact-broker/pacts/provider/{p}/consumer/{c}/latest →
-// the pact last published. Errors: 40450 none.
+// the pact last published. Errors: 40480 none.
 func (s *server) pbLatestPact(w http.ResponseWriter, r *http.Request) {
 	rec, err := s.svc.Contract(r.Context(), s.pbSubject(r, r.PathValue("provider")), r.PathValue("consumer"))
 	if err != nil {

@@ -163,14 +163,14 @@ func TestPactBrokerPublishAndCanIDeploy(t *testing.T) {
 	}
 
 	e.run([]step{
-		{method: "GET", path: "/pact-broker/can-i-deploy?pacticipant=nobody&version=1", status: 404, code: 40450},
+		{method: "GET", path: "/pact-broker/can-i-deploy?pacticipant=nobody&version=1", status: 404, code: 40480},
 		{method: "GET", path: "/pact-broker/matrix", status: 400, code: 400},
-		{method: "GET", path: "/pact-broker/pacts/provider/shipments/consumer/nobody/latest", status: 404, code: 40450},
-		{method: "PUT", path: "/pact-broker/pacts/provider/shipments/consumer/x/version/1", body: `{"consumer":{"name":"x"}}`, status: 422, code: 42253},
+		{method: "GET", path: "/pact-broker/pacts/provider/shipments/consumer/nobody/latest", status: 404, code: 40480},
+		{method: "PUT", path: "/pact-broker/pacts/provider/shipments/consumer/x/version/1", body: `{"consumer":{"name":"x"}}`, status: 422, code: 42283},
 		{method: "PUT", path: "/pact-broker/pacts/provider/parcels/consumer/x/version/1", body: apiPact("x", `{"id":"1"}`), status: 404, code: 40401},
-		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","contracts":[]}`, status: 422, code: 42253},
-		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","pacticipantVersionNumber":"1","contracts":[{"providerName":"shipments","content":"not base64!"}]}`, status: 422, code: 42253},
-		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","pacticipantVersionNumber":"1","contracts":[{"providerName":"shipments","specification":"openapi","content":"e30="}]}`, status: 422, code: 42253},
+		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","contracts":[]}`, status: 422, code: 42283},
+		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","pacticipantVersionNumber":"1","contracts":[{"providerName":"shipments","content":"not base64!"}]}`, status: 422, code: 42283},
+		{method: "POST", path: "/pact-broker/contracts/publish", body: `{"pacticipantName":"billing","pacticipantVersionNumber":"1","contracts":[{"providerName":"shipments","specification":"openapi","content":"e30="}]}`, status: 422, code: 42283},
 	})
 }
 

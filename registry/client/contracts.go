@@ -7,9 +7,9 @@ import (
 
 // Consumer contracts (Charter issue 5; GET /openapi.json on the server
 // describes the routes, tag "lineage"). Errors decode to srerr sentinels:
-// srerr.ErrInvalidGovernance (42253) for a malformed pact or an unknown
+// srerr.ErrInvalidGovernance (42283) for a malformed pact or an unknown
 // pact specification, srerr.ErrSubjectNotFound (40401) for a subject with
-// no live version, srerr.ErrGovernanceNotFound (40450) for a consumer with
+// no live version, srerr.ErrGovernanceNotFound (40480) for a consumer with
 // no contract.
 
 // PublishContract publishes consumer contract p for subject (POST

@@ -13,8 +13,8 @@ import (
 // Lineage (Charter issue 5): producers and consumers of subjects, the
 // impact of a field change, PII exposure and the graph. Errors decode to
 // srerr sentinels: srerr.ErrSubjectNotFound (40401) for a subject with no
-// live version, srerr.ErrInvalidGovernance (42253) for a bad field path or
-// change, srerr.ErrGovernanceNotFound (40450) when removing a producer or
+// live version, srerr.ErrInvalidGovernance (42283) for a bad field path or
+// change, srerr.ErrGovernanceNotFound (40480) when removing a producer or
 // consumer that is not declared.
 
 // SetProducer declares (or replaces) that service produces subject, with

@@ -60,28 +60,32 @@ var (
 )
 
 // Charter's own codes, for its governance API (/governance/...) and the
-// governance policy applied on register. They sit in ranges Confluent
-// does not use (404xx above 40449, 422xx above 42249), so a Confluent
-// client meets them only as an unknown code with a message.
+// governance policy applied on register. They all end in 8x (40480,
+// 42280–42283): Confluent numbers its core errors xxx0x–xxx1x, the schema
+// exporters xxx5x–xxx6x (40450, 40950–40964) and the DEK registry xxx7x
+// (40470–40472, 40971, 42271, 50070), so a Confluent client such as
+// franz-go meets Charter's codes only as an unknown code with a message.
+// confluentCodes in srerr_test.go lists the codes this was checked
+// against.
 var (
 	// ErrGovernanceNotFound: no such ownership record, deprecation,
 	// extension or dismissal.
-	ErrGovernanceNotFound = &Error{40450, 404, "GOVERNANCE_RECORD_NOT_FOUND", "Governance record not found"}
+	ErrGovernanceNotFound = &Error{40480, 404, "GOVERNANCE_RECORD_NOT_FOUND", "Governance record not found"}
 	// ErrPolicyViolation: a governance rule at severity error refused the
 	// registration; the message lists every error finding.
-	ErrPolicyViolation = &Error{42250, 422, "POLICY_VIOLATION", "Registration refused by governance policy"}
+	ErrPolicyViolation = &Error{42280, 422, "POLICY_VIOLATION", "Registration refused by governance policy"}
 	// ErrDeprecationExpired: the registration keeps or reintroduces a
 	// field (or re-registers a version) whose deprecation has expired and
 	// that no extension covers (rule DEPRECATION_EXPIRED).
-	ErrDeprecationExpired = &Error{42251, 422, "DEPRECATION_EXPIRED", "Deprecated item has expired"}
+	ErrDeprecationExpired = &Error{42281, 422, "DEPRECATION_EXPIRED", "Deprecated item has expired"}
 	// ErrRemovedFieldReused: the registration brings back a removed field
 	// name with another type, or reuses a removed Protobuf field number,
 	// where the operator made those rules errors.
-	ErrRemovedFieldReused = &Error{42252, 422, "REMOVED_FIELD_REUSED", "Removed field reused"}
+	ErrRemovedFieldReused = &Error{42282, 422, "REMOVED_FIELD_REUSED", "Removed field reused"}
 	// ErrInvalidGovernance: a governance request is invalid (missing
 	// team, unknown rule ID, bad severity, TTL out of range, unknown
 	// field path).
-	ErrInvalidGovernance = &Error{42253, 422, "INVALID_GOVERNANCE_REQUEST", "Invalid governance request"}
+	ErrInvalidGovernance = &Error{42283, 422, "INVALID_GOVERNANCE_REQUEST", "Invalid governance request"}
 )
 
 var all = []*Error{
