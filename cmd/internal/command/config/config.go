@@ -141,6 +141,7 @@ sets are read from files holding one JSON object.`,
 	fl.StringVar(&f.overrideMeta, "override-metadata", "", "file with metadata that overrides what new versions set")
 	fl.StringVar(&f.defaultRules, "default-rule-set", "", "file with the ruleSet new versions get where they set none")
 	fl.StringVar(&f.overrideRules, "override-rule-set", "", "file with the ruleSet that overrides what new versions set")
+	global.AddActorFlag(cmd)
 	return cmd
 }
 
@@ -202,7 +203,7 @@ func anyChanged(cmd *cobra.Command) bool {
 }
 
 func newDelete(name string) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   name + " [SUBJECT]",
 		Short: "Remove the config of a subject (or reset the global one)",
 		Long: `Remove SUBJECT's own config, so that the global one applies (DELETE
@@ -227,4 +228,6 @@ func newDelete(name string) *cobra.Command {
 			return render.Config(cmd.OutOrStdout(), out, scope(args), cfg)
 		},
 	}
+	global.AddActorFlag(cmd)
+	return cmd
 }

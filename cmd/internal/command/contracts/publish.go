@@ -15,9 +15,6 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
 type publishFlags struct {
 	subject, consumer, consumerVersion, branch, actor string
 }
@@ -51,7 +48,7 @@ use 'charter contracts verify' or the registry's gate to fail a build.`,
 	f.StringVar(&fl.consumerVersion, "consumer-version", "", "the consumer application's version, e.g. a release or a commit (required)")
 	f.StringVar(&fl.branch, "branch", "", "the consumer's branch")
 	f.StringVar(&fl.consumer, "consumer", "", "consumer name (default: the pact's consumer)")
-	f.StringVar(&fl.actor, "actor", "", "who publishes, recorded in the audit log (default $"+EnvActor+", then $USER)")
+	f.StringVar(&fl.actor, "actor", "", "who publishes, recorded in the audit log (default $"+global.EnvActor+", then $USER)")
 	return cmd
 }
 
@@ -122,10 +119,7 @@ func writePublished(w io.Writer, r client.ContractRecord) error {
 // global token and who acts.
 func registryClient(cmd *cobra.Command, actor string) (*client.Client, error) {
 	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
+		actor = global.Actor(cmd)
 	}
 	hc := &http.Client{Timeout: global.Timeout}
 	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-contracts")}

@@ -61,5 +61,6 @@ no longer be read. A version other schemas reference cannot be deleted.`,
 		},
 	}
 	cmd.Flags().BoolVar(&permanent, "permanent", false, "remove soft-deleted versions for good (and their unused schema IDs)")
+	global.AddActorFlag(cmd)
 	return cmd
 }

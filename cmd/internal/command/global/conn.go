@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,15 +11,12 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-// EnvActor sets --actor when the flag is not given.
-const EnvActor = "CHARTER_ACTOR"
-
 // Conn is what every governance command shares: the registry and output
 // format of the root's global flags, and who acts (recorded in the
 // registry's audit log).
 type Conn struct {
 	// Actor is the --actor flag; empty falls back to $CHARTER_ACTOR, then
-	// $USER.
+	// $USER (see Actor).
 	Actor string
 	// Format is the output format Client read from the global --output.
 	Format string
@@ -37,7 +33,7 @@ func NewConn(name string, hc *http.Client) *Conn {
 
 // Flags adds --actor to cmd.
 func (c *Conn) Flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.Actor, "actor", "", "who makes the change, recorded in the audit log (default $"+EnvActor+", then $USER)")
+	cmd.Flags().StringVar(&c.Actor, FlagActor, "", actorUsage)
 }
 
 // Client returns the registry client (global --registry and --token, the
@@ -51,10 +47,7 @@ func (c *Conn) Client(cmd *cobra.Command, formats ...string) (*client.Client, er
 	c.Format = f
 	actor := c.Actor
 	if actor == "" {
-		actor = os.Getenv(EnvActor)
-	}
-	if actor == "" {
-		actor = os.Getenv("USER")
+		actor = Actor(cmd)
 	}
 	hc := c.hc
 	if hc == nil {

@@ -28,10 +28,15 @@ const (
 	FlagRegistry = "registry"
 	FlagToken    = "token"
 	FlagOutput   = "output"
+	FlagActor    = "actor"
 
 	EnvRegistryURL = "CHARTER_REGISTRY_URL"
 	EnvToken       = "CHARTER_TOKEN"
+	// EnvActor sets --actor when the flag is not given.
+	EnvActor = "CHARTER_ACTOR"
 )
+
+const actorUsage = "who makes the change, recorded in the audit log (default $" + EnvActor + ", then $USER)"
 
 // DefaultRegistry is the registry URL registry commands use when no flag,
 // environment variable or charter.yaml names one.
@@ -87,13 +92,33 @@ func Token(cmd *cobra.Command) string {
 	return os.Getenv(EnvToken)
 }
 
-// NewClient returns a client of url with the global token and Charter's
-// user agent.
+// AddActorFlag adds --actor to a command that changes the registry, so
+// that the audit log names who made the change (see Actor).
+func AddActorFlag(cmd *cobra.Command) {
+	cmd.Flags().String(FlagActor, "", actorUsage)
+}
+
+// Actor returns who acts, sent to the registry in the X-Charter-Actor
+// header: --actor when cmd has it and it is given, else $CHARTER_ACTOR,
+// else $USER ("" when all are empty: the registry records anonymous).
+func Actor(cmd *cobra.Command) string {
+	if v, _ := flag(cmd, FlagActor); strings.TrimSpace(v) != "" {
+		return v
+	}
+	if v := os.Getenv(EnvActor); v != "" {
+		return v
+	}
+	return os.Getenv("USER")
+}
+
+// NewClient returns a client of url with the global token, who acts
+// (Actor) and Charter's user agent.
 func NewClient(cmd *cobra.Command, url string) (*client.Client, error) {
 	version, _ := buildinfo.Get()
 	opts := []client.Option{
 		client.WithUserAgent("charter/" + version),
 		client.WithHTTPClient(&http.Client{Timeout: Timeout}),
+		client.WithActor(Actor(cmd)),
 	}
 	if t := Token(cmd); t != "" {
 		opts = append(opts, client.WithBearerToken(t))

@@ -83,5 +83,6 @@ difference fails the import. When a step fails, the global mode is put back.`,
 	}
 	cmd.Flags().BoolVar(&o.Force, "force", false, "import into a registry that already holds subjects")
 	cmd.Flags().BoolVar(&o.NoVerify, "no-verify", false, "do not read every version back after the import")
+	global.AddActorFlag(cmd)
 	return cmd
 }

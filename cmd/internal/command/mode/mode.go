@@ -105,11 +105,12 @@ any letter case. Entering IMPORT while the scope holds schemas needs --force.`,
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "enter IMPORT even though the scope holds schemas")
+	global.AddActorFlag(cmd)
 	return cmd
 }
 
 func newDelete(name string) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   name + " [SUBJECT]",
 		Short: "Remove the mode of a subject (or reset the global one)",
 		Long: `Remove SUBJECT's own mode, so that the global one applies (DELETE
@@ -138,4 +139,6 @@ the mode removed.`,
 			return render.Mode(cmd.OutOrStdout(), out, scope(subject), m)
 		},
 	}
+	global.AddActorFlag(cmd)
+	return cmd
 }

@@ -90,6 +90,7 @@ other errors.`,
 		},
 	}
 	in.AddFlags(cmd.Flags())
+	global.AddActorFlag(cmd)
 	return cmd
 }
 
