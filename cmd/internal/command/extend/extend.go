@@ -84,11 +84,17 @@ replaces the consumer's extension; --revoke removes it.`,
 				_, err = fmt.Fprintf(out, "%s's extension of %s in %s revoked; the item is %s\n", consumer, args[1], args[0], d.State)
 				return err
 			}
+			// The line names the extension granted, not d.ExtendedUntil
+			// (the latest end of any consumer's extension).
+			mine := extensionOf(d, consumer)
+			if mine == nil {
+				return fmt.Errorf("extend %s of %s for %s: the registry's answer lists no extension for %s", args[1], args[0], consumer, consumer)
+			}
 			if _, err = fmt.Fprintf(out, "%s may keep %s in %s until %s (the deprecation expires on %s)\n",
-				consumer, args[1], args[0], global.Date(*d.ExtendedUntil), global.Date(d.ExpiresAt)); err != nil {
+				consumer, args[1], args[0], global.Date(mine.Until), global.Date(d.ExpiresAt)); err != nil {
 				return err
 			}
-			if mine := extensionOf(d, consumer); mine != nil && mine.Until.Before(d.ExpiresAt) {
+			if mine.Until.Before(d.ExpiresAt) {
 				_, err = fmt.Fprintf(out, "note: the extension ends before the deprecation expires (%s), so it has no effect\n", global.Date(d.ExpiresAt))
 			}
 			return err

@@ -42,3 +42,34 @@ const (
 	shipV2 = `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string","doc":"Shipment number."},{"name":"carrier_code","type":"string"},{"name":"carrier","type":["null",{"type":"record","name":"Carrier","fields":[{"name":"code","type":"string"}]}],"default":null}]}`
 	shipV3 = `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string","doc":"Shipment number."},{"name":"carrier","type":["null",{"type":"record","name":"Carrier","fields":[{"name":"code","type":"string"}]}],"default":null},{"name":"customer_email","type":"string","default":"","confluent:tags":["PII"]}]}`
 )
+
+// TestExtendNamesTheGrant: with two consumers' extensions of one field,
+// each success line names the end of the extension just granted, not the
+// latest end of any extension.
+func TestExtendNamesTheGrant(t *testing.T) {
+	svc, url, _ := clitest.NewRegistry(t)
+	clitest.Register(t, svc, "shipments-value", shipV1)
+	if r := clitest.Run(t, "--registry", url, "deprecate", "shipments-value", ".carrier_code"); r.Code != 0 {
+		t.Fatalf("deprecate: exit %d: %s", r.Code, r.Stderr)
+	}
+	for _, tc := range []struct {
+		consumer string
+		end      []string // --until DATE or --days N
+		want     string
+	}{
+		{"billing", []string{"--until", "2026-09-01"}, "billing may keep .carrier_code in shipments-value until 2026-09-01 (the deprecation expires on 2026-04-05)\n"},
+		// Day0 (2026-01-05) + 100 days; billing's later end must not show.
+		{"audit", []string{"--days", "100"}, "audit may keep .carrier_code in shipments-value until 2026-04-15 (the deprecation expires on 2026-04-05)\n"},
+		// Granting again replaces billing's extension with a shorter one.
+		{"billing", []string{"--until", "2026-05-10"}, "billing may keep .carrier_code in shipments-value until 2026-05-10 (the deprecation expires on 2026-04-05)\n"},
+		{"early", []string{"--until", "2026-02-01"}, "early may keep .carrier_code in shipments-value until 2026-02-01 (the deprecation expires on 2026-04-05)\n" +
+			"note: the extension ends before the deprecation expires (2026-04-05), so it has no effect\n"},
+	} {
+		args := append([]string{"--registry", url, "extend", "shipments-value", ".carrier_code", "--consumer", tc.consumer,
+			"--reason", "r", "--approver", "a"}, tc.end...)
+		r := clitest.Run(t, args...)
+		if r.Code != 0 || r.Stdout != tc.want {
+			t.Errorf("extend for %s %v: exit %d\n got: %q\nwant: %q\nstderr: %s", tc.consumer, tc.end, r.Code, r.Stdout, tc.want, r.Stderr)
+		}
+	}
+}
