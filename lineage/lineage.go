@@ -98,11 +98,13 @@ type Consumer struct {
 }
 
 // SchemaVersion is one registered version of a subject with its fields
-// (compat.Fields of the parsed schema).
+// (compat.Fields of the parsed schema) and when it was registered (zero
+// when unknown).
 type SchemaVersion struct {
-	Subject string         `json:"subject"`
-	Version int            `json:"version"`
-	Fields  []compat.Field `json:"fields"`
+	Subject    string         `json:"subject"`
+	Version    int            `json:"version"`
+	Fields     []compat.Field `json:"fields"`
+	Registered time.Time      `json:"registered,omitzero"`
 }
 
 // Declarations is everything a Graph is built from.
@@ -158,6 +160,9 @@ type Node struct {
 	// Versions lists, for a field, the subject versions that have it
 	// (empty for a field read but never declared).
 	Versions []int `json:"versions,omitempty"`
+	// Added is, for a field, when the oldest version that has it was
+	// registered; for a version, when it was registered (zero: unknown).
+	Added time.Time `json:"added,omitzero"`
 }
 
 // Edge is a typed, directed edge between two node IDs.
@@ -229,7 +234,7 @@ func Build(d Declarations) (*Graph, error) {
 		}
 		seen[vid] = true
 		b.node(Node{ID: SubjectID(v.Subject), Kind: KindSubject, Name: v.Subject})
-		b.node(Node{ID: vid, Kind: KindVersion, Name: v.Subject + " v" + strconv.Itoa(v.Version), Subject: v.Subject, Version: v.Version})
+		b.node(Node{ID: vid, Kind: KindVersion, Name: v.Subject + " v" + strconv.Itoa(v.Version), Subject: v.Subject, Version: v.Version, Added: v.Registered})
 		b.edge(Edge{Kind: EdgeHasVersion, From: SubjectID(v.Subject), To: vid})
 		for _, f := range v.Fields {
 			fid := FieldID(v.Subject, f.Path)
@@ -240,6 +245,9 @@ func Build(d Declarations) (*Graph, error) {
 			n.Tags = append(n.Tags, f.Tags...)
 			sort.Strings(n.Tags)
 			n.Tags = compactStrings(n.Tags)
+			if len(n.Versions) == 0 {
+				n.Added = v.Registered
+			}
 			if len(n.Versions) == 0 || n.Versions[len(n.Versions)-1] != v.Version {
 				n.Versions = append(n.Versions, v.Version)
 			}
@@ -282,8 +290,8 @@ func Build(d Declarations) (*Graph, error) {
 		b.edge(Edge{Kind: EdgeConsumes, From: ServiceID(c.Service), To: SubjectID(c.Subject), Fields: fields, Range: &r, Source: c.Source, Since: c.Since})
 		for _, f := range fields {
 			fid := FieldID(c.Subject, f)
-			b.node(Node{ID: fid, Kind: KindField, Name: f, Subject: c.Subject, Path: f})
-			b.edge(Edge{Kind: EdgeReads, From: ServiceID(c.Service), To: fid, Range: &r, Source: c.Source, Since: c.Since})
+			n := b.node(Node{ID: fid, Kind: KindField, Name: f, Subject: c.Subject, Path: f})
+			b.edge(Edge{Kind: EdgeReads, From: ServiceID(c.Service), To: fid, Range: &r, Source: c.Source, Since: readSince(c.Since, n.Added)})
 		}
 	}
 	g := &Graph{byID: map[string]int{}, consumers: cs}
@@ -349,6 +357,16 @@ func compactStrings(s []string) []string {
 		}
 	}
 	return out
+}
+
+// readSince is since when a consumer that has read its subject since
+// since reads a field added at added: the later of the two (nobody reads
+// a field before it exists). A zero added (unknown) keeps since.
+func readSince(since, added time.Time) time.Time {
+	if added.After(since) {
+		return added
+	}
+	return since
 }
 
 // covers reports whether a consumer reading path read is affected by a

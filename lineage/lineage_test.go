@@ -375,3 +375,63 @@ func TestConsumerFromContract(t *testing.T) {
 		}
 	}
 }
+
+// TestSinceNotBeforeTheField: a reader of a field is dated from the later
+// of its declaration and the registration of the oldest version that has
+// the field, in Exposure, Impact and the reads edge; a version with no
+// registration time keeps the declaration's time.
+func TestSinceNotBeforeTheField(t *testing.T) {
+	t.Parallel()
+	ms := func(n int) time.Time { return day0.Add(time.Duration(n) * time.Millisecond) }
+	id := compat.Field{Path: ".id", Type: "string"}
+	email := compat.Field{Path: ".email", Type: "string", Tags: []string{"PII"}}
+	for _, tc := range []struct {
+		name           string
+		v1, v2         time.Time // registration of v1 (.id) and v2 (.id, .email)
+		declared, want time.Time
+	}{
+		{"declared before the field", ms(100), ms(500), ms(300), ms(500)},
+		{"declared after the field", ms(100), ms(500), ms(700), ms(700)},
+		{"declared with the field", ms(100), ms(500), ms(500), ms(500)},
+		{"registration time unknown", time.Time{}, time.Time{}, ms(300), ms(300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := lineage.Build(lineage.Declarations{
+				Versions: []lineage.SchemaVersion{
+					{Subject: "s", Version: 1, Fields: []compat.Field{id}, Registered: tc.v1},
+					{Subject: "s", Version: 2, Fields: []compat.Field{id, email}, Registered: tc.v2},
+				},
+				Consumers: []lineage.Consumer{{Service: "crm", Subject: "s", Fields: []string{".id", ".email"}, Range: lineage.VersionRange{From: 1}, Since: tc.declared}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			exp := g.Exposure("PII")
+			if len(exp) != 1 || len(exp[0].Readers) != 1 || !exp[0].Readers[0].Since.Equal(tc.want) {
+				t.Errorf("Exposure = %+v, want crm since %s", exp, tc.want)
+			}
+			imp, err := g.Impact(lineage.ImpactQuery{Subject: "s", Path: ".email", Change: lineage.ChangeRemove})
+			if err != nil || len(imp) != 1 || !imp[0].Since.Equal(tc.want) {
+				t.Errorf("Impact = %+v, %v, want crm since %s", imp, err, tc.want)
+			}
+			// .id existed from v1: its reader keeps the declaration's time
+			// unless that is before v1.
+			wantID := tc.declared
+			if tc.v1.After(wantID) {
+				wantID = tc.v1
+			}
+			for _, e := range g.Edges {
+				if e.Kind != lineage.EdgeReads {
+					continue
+				}
+				want := map[string]time.Time{lineage.FieldID("s", ".email"): tc.want, lineage.FieldID("s", ".id"): wantID}[e.To]
+				if !e.Since.Equal(want) {
+					t.Errorf("reads edge to %s since %s, want %s", e.To, e.Since, want)
+				}
+			}
+			if n, _ := g.Node(lineage.FieldID("s", ".email")); !n.Added.Equal(tc.v2) {
+				t.Errorf("field .email added %s, want %s", n.Added, tc.v2)
+			}
+		})
+	}
+}

@@ -68,6 +68,7 @@ func (g *Graph) Impact(q ImpactQuery) ([]Impact, error) {
 	if !known {
 		return nil, fmt.Errorf("impact on %s: field %s: %w", q.Subject, q.Path, ErrUnknownField)
 	}
+	field, _ := g.Node(FieldID(q.Subject, q.Path))
 	out := []Impact{}
 	for _, c := range g.consumers {
 		if c.Subject != q.Subject {
@@ -87,7 +88,7 @@ func (g *Graph) Impact(q ImpactQuery) ([]Impact, error) {
 		}
 		out = append(out, Impact{
 			Service: c.Service, Subject: c.Subject, Change: q.Change, Fields: hit, Range: c.Range,
-			Source: c.Source, ContractVersion: c.ContractVersion, Branch: c.Branch, Since: c.Since,
+			Source: c.Source, ContractVersion: c.ContractVersion, Branch: c.Branch, Since: readSince(c.Since, field.Added),
 		})
 	}
 	return out, nil
@@ -135,7 +136,7 @@ func (g *Graph) Exposure(tag string) []Exposure {
 				}
 			}
 			if len(hit) > 0 {
-				e.Readers = append(e.Readers, Reader{Service: c.Service, Fields: hit, Range: c.Range, Source: c.Source, Since: c.Since})
+				e.Readers = append(e.Readers, Reader{Service: c.Service, Fields: hit, Range: c.Range, Source: c.Source, Since: readSince(c.Since, n.Added)})
 			}
 		}
 		sort.SliceStable(e.Readers, func(i, j int) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/lineage"
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -239,8 +240,10 @@ func (s *Service) removeLineage(ctx context.Context, ch lineage.Change) (lineage
 
 // LineageDeclarations returns the producers and consumers in force at
 // time at (zero: now) for subject ("" for every subject), with the fields
-// of every live version of the subjects they name. Consumers and producers
-// of subjects that no longer have a live version are left out.
+// and registration time of every live version of the subjects they name
+// registered by then (to the nanosecond; a version without a registration
+// record counts as always there). Consumers and producers of subjects that
+// have no such version are left out.
 func (s *Service) LineageDeclarations(ctx context.Context, subject string, at time.Time) (lineage.Declarations, error) {
 	var d lineage.Declarations
 	err := s.gview(ctx, "read lineage", func(tx Tx, g GovernanceTx) error {
@@ -273,7 +276,15 @@ func (s *Service) declarations(ctx context.Context, tx Tx, g GovernanceTx, subje
 		if err != nil {
 			return lineage.Declarations{}, err
 		}
+		registered, err := registrationTimes(ctx, g, sub)
+		if err != nil {
+			return lineage.Declarations{}, err
+		}
 		for _, v := range live(vs) {
+			when := registered[v.Version]
+			if !at.IsZero() && when.After(at) {
+				continue
+			}
 			st, err := storedSchema(ctx, tx, v.SchemaID)
 			if err != nil {
 				return lineage.Declarations{}, err
@@ -282,7 +293,7 @@ func (s *Service) declarations(ctx context.Context, tx Tx, g GovernanceTx, subje
 			if err != nil {
 				return lineage.Declarations{}, fmt.Errorf("parse %s version %d: %w", sub, v.Version, err)
 			}
-			d.Versions = append(d.Versions, lineage.SchemaVersion{Subject: sub, Version: v.Version, Fields: compat.Fields(p)})
+			d.Versions = append(d.Versions, lineage.SchemaVersion{Subject: sub, Version: v.Version, Fields: compat.Fields(p), Registered: when})
 			have[sub] = true
 		}
 		if have[sub] {
@@ -324,6 +335,20 @@ func (s *Service) declarations(ctx context.Context, tx Tx, g GovernanceTx, subje
 	return d, nil
 }
 
+// registrationTimes returns when each version of subject was registered,
+// from its governance version records (a version without one is absent).
+func registrationTimes(ctx context.Context, g GovernanceTx, subject string) (map[int]time.Time, error) {
+	recs, err := listRecords[governance.VersionRecord](ctx, g, kindVersion, subject, false)
+	if err != nil {
+		return nil, fmt.Errorf("registration times of %q: %w", subject, err)
+	}
+	out := make(map[int]time.Time, len(recs))
+	for _, r := range recs {
+		out[r.Version] = r.RegisteredAt
+	}
+	return out, nil
+}
+
 func sortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -334,15 +359,27 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // LineageGraph builds the lineage graph of subject ("" for every subject)
-// as of at (zero: now). Errors: 40401 when subject is named and has no
-// live version.
+// as of at (zero: now): only versions registered by then. Errors: 40401
+// when subject is named and has no live version now (before its first
+// version, the graph is empty).
 func (s *Service) LineageGraph(ctx context.Context, subject string, at time.Time) (*lineage.Graph, error) {
 	d, err := s.LineageDeclarations(ctx, subject, at)
 	if err != nil {
 		return nil, err
 	}
 	if subject != "" && len(d.Versions) == 0 {
-		return nil, errSubjectNotFound(subject)
+		var vs []SubjectVersion
+		err := s.view(ctx, "read versions", func(tx Tx) error {
+			var err error
+			vs, err = subjectVersions(ctx, tx, subject)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(live(vs)) == 0 {
+			return nil, errSubjectNotFound(subject)
+		}
 	}
 	g, err := lineage.Build(d)
 	if err != nil {

@@ -197,7 +197,7 @@ func (s *server) lineageGraph(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var at time.Time
 	if a := q.Get("at"); a != "" {
-		t, err := time.Parse(time.RFC3339, a)
+		t, err := time.Parse(time.RFC3339Nano, a)
 		if err != nil {
 			writeError(w, r, s.log, srerr.New(srerr.ErrBadRequest, "Invalid at %q: want an RFC 3339 time", a))
 			return

@@ -119,7 +119,7 @@ func graphQuery(subject string, at time.Time, format string) url.Values {
 		v.Set("subject", subject)
 	}
 	if !at.IsZero() {
-		v.Set("at", at.UTC().Format(time.RFC3339))
+		v.Set("at", at.UTC().Format(time.RFC3339Nano))
 	}
 	if format != "" {
 		v.Set("format", format)

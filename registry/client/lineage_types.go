@@ -112,6 +112,9 @@ type LineageNode struct {
 	Tags       []string `json:"tags,omitempty"`
 	Deprecated bool     `json:"deprecated,omitempty"`
 	Versions   []int    `json:"versions,omitempty"`
+	// Added is when a version was registered, or when the oldest version
+	// that has a field was (zero: unknown).
+	Added time.Time `json:"added,omitzero"`
 }
 
 // LineageEdge is an edge of the graph between two node IDs.

@@ -253,7 +253,7 @@ renders it. --at shows the graph as it was at an RFC 3339 time.`,
 			}
 			var when time.Time
 			if at != "" {
-				t, err := time.Parse(time.RFC3339, at)
+				t, err := time.Parse(time.RFC3339Nano, at)
 				if err != nil {
 					return fmt.Errorf("lineage graph: --at %q is not an RFC 3339 time (2026-01-01T00:00:00Z)", at)
 				}

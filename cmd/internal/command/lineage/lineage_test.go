@@ -143,3 +143,91 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestSameSecond: versions and declarations made within one second.
+// `lineage pii` dates a reader from when the field appeared, not from an
+// earlier declaration, and `lineage graph --at` keeps the fraction of a
+// second and leaves out versions registered after --at.
+func TestSameSecond(t *testing.T) {
+	const s = "shipments-value"
+	clk := &clitest.Clock{}
+	at := func(ms int) time.Time { return clitest.Day0.Add(time.Duration(ms) * time.Millisecond) }
+	svc, url := clitest.RegistryWith(t, clk.Now, avro.Format{})
+	ctx := t.Context()
+	step := func(ms int, what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s at +%dms: %v", what, ms, err)
+		}
+	}
+	clk.Set(at(100))
+	_, err := svc.Register(ctx, s, registry.RegisterRequest{Schema: `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string"},{"name":"carrier_code","type":"string"}]}`})
+	step(100, "register v1", err)
+	clk.Set(at(300))
+	_, err = svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}})
+	step(300, "declare crm", err)
+	clk.Set(at(500))
+	_, err = svc.Register(ctx, s, registry.RegisterRequest{Schema: shipV1})
+	step(500, "register v2 with .customer_email", err)
+	clk.Set(at(700))
+	_, err = svc.DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".customer_email"}, Range: lineage.VersionRange{From: 1}})
+	step(700, "declare audit", err)
+
+	r := clitest.Run(t, "--registry", url, "lineage", "pii", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("lineage pii: exit %d: %s", r.Code, r.Stderr)
+	}
+	var exp []lineage.Exposure
+	if err := json.Unmarshal([]byte(r.Stdout), &exp); err != nil {
+		t.Fatalf("lineage pii -o json: %v\n%s", err, r.Stdout)
+	}
+	since := map[string]time.Time{}
+	for _, e := range exp {
+		for _, rd := range e.Readers {
+			since[e.Path+" "+rd.Service] = rd.Since
+		}
+	}
+	for key, want := range map[string]time.Time{
+		// crm declared .customer_email at +300ms; the field came at +500ms.
+		".customer_email crm":   at(500),
+		".customer_email audit": at(700),
+	} {
+		if got := since[key]; !got.Equal(want) {
+			t.Errorf("pii reader %s since %s, want %s", key, got.Format(time.RFC3339Nano), want.Format(time.RFC3339Nano))
+		}
+	}
+
+	for _, tc := range []struct {
+		at                 time.Time
+		versions, services []string
+	}{
+		{at(50), nil, nil},
+		{at(200), []string{"version:" + s + "@1"}, nil},
+		{at(400), []string{"version:" + s + "@1"}, []string{"service:crm"}},
+		{at(500), []string{"version:" + s + "@1", "version:" + s + "@2"}, []string{"service:crm"}},
+		{at(699), []string{"version:" + s + "@1", "version:" + s + "@2"}, []string{"service:crm"}},
+		{at(800), []string{"version:" + s + "@1", "version:" + s + "@2"}, []string{"service:audit", "service:crm"}},
+	} {
+		when := tc.at.Format(time.RFC3339Nano)
+		r := clitest.Run(t, "--registry", url, "lineage", "graph", "--subject", s, "--at", when, "--format", "json")
+		if r.Code != 0 {
+			t.Fatalf("lineage graph --at %s: exit %d: %s", when, r.Code, r.Stderr)
+		}
+		var g lineage.Graph
+		if err := json.Unmarshal([]byte(r.Stdout), &g); err != nil {
+			t.Fatalf("lineage graph --at %s: %v\n%s", when, err, r.Stdout)
+		}
+		var versions, services []string
+		for _, n := range g.Nodes {
+			switch n.Kind {
+			case lineage.KindVersion:
+				versions = append(versions, n.ID)
+			case lineage.KindService:
+				services = append(services, n.ID)
+			}
+		}
+		if strings.Join(versions, " ") != strings.Join(tc.versions, " ") || strings.Join(services, " ") != strings.Join(tc.services, " ") {
+			t.Errorf("graph --at %s: versions %v services %v, want %v and %v", when, versions, services, tc.versions, tc.services)
+		}
+	}
+}
