@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/contracts"
 )
 
@@ -23,7 +24,7 @@ func FuzzParseAndVerify(f *testing.F) {
 	}
 	var vs []*contracts.Verifier
 	for p, text := range schemas {
-		typ, _ := contracts.TypeFromExtension(p)
+		typ := formats.OfFile(p)
 		s, err := contracts.ParseSchema(text, typ)
 		if err != nil {
 			f.Fatal(err)

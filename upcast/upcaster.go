@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -97,8 +95,8 @@ func WithEnvelope(e Envelope) Option { return func(o *options) { o.envelope = e 
 func WithValidation(v Validation) Option { return func(o *options) { o.validation = v } }
 
 // WithFormat replaces the compat.Format used for a schema type (default:
-// compat/avro, compat/protobuf, compat/jsonschema with their default
-// profiles), e.g. jsonschema.Format{Policy: jsonschema.Lenient}.
+// those of compat/formats, with their default profiles), e.g.
+// jsonschema.Format{Policy: jsonschema.Lenient}.
 func WithFormat(f compat.Format) Option {
 	return func(o *options) { o.formats[f.Type()] = f }
 }
@@ -142,13 +140,12 @@ func New(opts ...Option) (*Upcaster, error) {
 	o := options{
 		targets:       map[string]target{},
 		protoMessages: map[string]string{},
-		formats: map[compat.SchemaType]compat.Format{
-			compat.Avro:     avro.Format{},
-			compat.Protobuf: protobuf.Format{},
-			compat.JSON:     jsonschema.Format{},
-		},
-		refreshEvery: time.Second,
-		now:          time.Now,
+		formats:       map[compat.SchemaType]compat.Format{},
+		refreshEvery:  time.Second,
+		now:           time.Now,
+	}
+	for _, e := range formats.All() {
+		o.formats[e.Type] = e.Format
 	}
 	for _, opt := range opts {
 		opt(&o)

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 )
 
 // Schemas loads the working tree's schema files as Check sees them: mapped,
@@ -46,7 +48,8 @@ type Found struct {
 	Format compat.SchemaType
 }
 
-// Starter scans dir for schema files (.avsc, .proto, and .json files that
+// Starter scans dir for schema files (by their extension in compat/formats:
+// .avsc, .proto, and .json files that
 // look like JSON Schemas: a "$schema" keyword, or "type"/"properties"/
 // "$defs"/"definitions" at the top of an object) and returns a commented
 // charter.yaml that maps them, one entry per directory and format, and
@@ -60,19 +63,16 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	var found []Found
 	jsonInDir := map[string]int{} // .json files per directory, schemas or not
 	for _, f := range files {
-		if strings.EqualFold(path.Ext(f), ".json") {
+		switch formats.OfFile(f) {
+		case "":
+		case compat.JSON:
 			jsonInDir[path.Dir(f)]++
-		}
-		switch strings.ToLower(path.Ext(f)) {
-		case ".avsc":
-			found = append(found, Found{f, compat.Avro})
-		case ".proto":
-			found = append(found, Found{f, compat.Protobuf})
-		case ".json":
 			b, err := t.read(ctx, f)
 			if err == nil && looksLikeJSONSchema(b) {
 				found = append(found, Found{f, compat.JSON})
 			}
+		default:
+			found = append(found, Found{f, formats.OfFile(f)})
 		}
 	}
 	// One entry per (directory, format).
@@ -143,9 +143,9 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	}
 	for _, k := range keys {
 		files := byKey[k]
-		ext := map[compat.SchemaType]string{compat.Avro: "avsc", compat.Protobuf: "proto", compat.JSON: "json"}[k.format]
-		glob := path.Join(k.dir, "*."+ext)
-		fmt.Fprintf(&b, "  # %s: %s\n", formatLabel(k.format), summarizeFiles(files))
+		e, _ := formats.ByType(k.format)
+		glob := path.Join(k.dir, "*"+e.Extensions[0])
+		fmt.Fprintf(&b, "  # %s: %s\n", e.Title, summarizeFiles(files))
 		// A directory whose .json files are not all schemas lists them.
 		if k.format == compat.JSON && len(files) != jsonInDir[k.dir] {
 			b.WriteString("  - files:\n")
@@ -168,24 +168,9 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	return []byte(b.String()), found, nil
 }
 
-func formatRank(f compat.SchemaType) int {
-	switch f {
-	case compat.Avro:
-		return 0
-	case compat.Protobuf:
-		return 1
-	}
-	return 2
-}
-
-func formatLabel(f compat.SchemaType) string {
-	switch f {
-	case compat.Avro:
-		return "Avro"
-	case compat.Protobuf:
-		return "Protobuf"
-	}
-	return "JSON Schema"
+// formatRank orders formats as compat/formats lists them.
+func formatRank(t compat.SchemaType) int {
+	return slices.IndexFunc(formats.All(), func(e formats.Entry) bool { return e.Type == t })
 }
 
 func summarizeFiles(files []string) string {

@@ -50,9 +50,7 @@ import (
 	"path/filepath"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 )
 
 // ErrNoConfig is returned by Find when no charter.yaml is found.
@@ -72,13 +70,14 @@ type Project struct {
 	Formats map[compat.SchemaType]compat.Format
 }
 
-// DefaultFormats returns the formats the registry checks with.
+// DefaultFormats returns the formats the registry checks with, those of
+// compat/formats, by type.
 func DefaultFormats() map[compat.SchemaType]compat.Format {
-	return map[compat.SchemaType]compat.Format{
-		compat.Avro:     avro.Format{},
-		compat.Protobuf: protobuf.Format{},
-		compat.JSON:     jsonschema.Format{},
+	out := map[compat.SchemaType]compat.Format{}
+	for _, e := range formats.All() {
+		out[e.Type] = e.Format
 	}
+	return out
 }
 
 // Load reads and validates the configuration file at configPath; the

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -75,6 +76,10 @@ type RuleInfo struct {
 	Off     bool   `json:"off,omitempty"`
 	Purpose string `json:"purpose"`
 	Source  string `json:"source,omitempty"`
+	// Profiles names the rule profiles that run a compat rule, for a
+	// format whose rules come in profiles (Protobuf: CONFLUENT, WIRE,
+	// WIRE_JSON; selected by protobuf_profile); empty: always run.
+	Profiles []string `json:"profiles,omitempty"`
 }
 
 // DefaultSeverity is what the rule reports at by default: "off" for an
@@ -87,13 +92,15 @@ func (r RuleInfo) DefaultSeverity() string {
 }
 
 // Rules lists every rule a check can report: the compat rules of every
-// registered format (severity error when a subject's level applies them)
-// and every registered policy rule (this package's, and those of the
+// format of compat/formats (severity error when a subject's level applies
+// them) and every registered policy rule (this package's, and those of the
 // governance packages linked into the binary), sorted by ID.
 func Rules() []RuleInfo {
 	var out []RuleInfo
-	for _, r := range compat.Rules() {
-		out = append(out, RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: rule.Error, Purpose: r.Purpose, Source: r.Source})
+	for _, e := range formats.All() {
+		for _, r := range e.Rules() {
+			out = append(out, compatRuleInfo(r))
+		}
 	}
 	for _, r := range rule.Rules() {
 		out = append(out, RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source})
@@ -102,14 +109,24 @@ func Rules() []RuleInfo {
 	return out
 }
 
+// compatRuleInfo is the row of a compat rule.
+func compatRuleInfo(r compat.Rule) RuleInfo {
+	return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: rule.Error,
+		Purpose: r.Purpose, Source: r.Source, Profiles: r.Profiles}
+}
+
 func sortRules(rs []RuleInfo) {
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 }
 
 // LookupRule finds a compat or policy rule by ID.
 func LookupRule(id string) (RuleInfo, bool) {
-	if r, ok := compat.LookupRule(id); ok {
-		return RuleInfo{ID: r.ID, Format: r.Format, Category: CategoryCompat, Severity: rule.Error, Purpose: r.Purpose, Source: r.Source}, true
+	for _, e := range formats.All() {
+		for _, r := range e.Rules() {
+			if r.ID == id {
+				return compatRuleInfo(r), true
+			}
+		}
 	}
 	if r, ok := rule.LookupRule(id); ok {
 		return RuleInfo{ID: r.ID, Category: r.Category, Severity: r.Severity, Off: r.Off, Purpose: r.Purpose, Source: r.Source}, true

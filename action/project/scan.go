@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/protobuf"
 )
 
@@ -39,27 +40,13 @@ type Schema struct {
 	mapping *Mapping
 }
 
-// FormatOfFile returns the schema format a file's extension gives: .avsc
-// AVRO, .proto PROTOBUF, .json JSON; "" for any other extension.
-func FormatOfFile(file string) compat.SchemaType {
-	return formatOf(&Mapping{}, file)
-}
-
 // formatOf returns the format of file under m: the mapping's, else by
-// extension; "" when neither says.
+// extension (compat/formats); "" when neither says.
 func formatOf(m *Mapping, file string) compat.SchemaType {
 	if m.format != "" {
 		return m.format
 	}
-	switch strings.ToLower(path.Ext(file)) {
-	case ".avsc":
-		return compat.Avro
-	case ".proto":
-		return compat.Protobuf
-	case ".json":
-		return compat.JSON
-	}
-	return ""
+	return formats.OfFile(file)
 }
 
 // load reads every file of t that a mapping claims, resolves its
@@ -405,7 +392,7 @@ func (r *resolver) avroIndex(ctx context.Context) (map[string]string, error) {
 	}
 	r.avroIdx = map[string]string{}
 	for _, f := range r.files {
-		if !strings.EqualFold(path.Ext(f), ".avsc") {
+		if formats.OfFile(f) != compat.Avro {
 			continue
 		}
 		t, err := r.text(ctx, f)

@@ -1,6 +1,10 @@
 package avro
 
-import "github.com/charter-dev/charter/compat"
+import (
+	"slices"
+
+	"github.com/charter-dev/charter/compat"
+)
 
 // Rule IDs reported by CheckRead. The part after AVRO_ keeps the name Java
 // and Python Avro's SchemaCompatibility give the same incompatibility, where
@@ -37,8 +41,11 @@ const (
 
 const specResolution = `Avro 1.12 specification, "Schema Resolution"`
 
-// Rules is Charter's table of Avro rules, registered with compat at init.
-var Rules = []compat.Rule{
+// Rules returns Charter's table of Avro rules, in the order of the
+// constants above.
+func Rules() []compat.Rule { return slices.Clone(rules) }
+
+var rules = []compat.Rule{
 	{
 		ID:      RuleReaderFieldMissingDefault,
 		Format:  compat.Avro,
@@ -97,8 +104,4 @@ var Rules = []compat.Rule{
 			`(e.g. milliseconds vs microseconds from the epoch). Java/Python/Confluent ignore logical types; ` +
 			`Charter reports a change between two different valid logical types, and allows adding or dropping one`,
 	},
-}
-
-func init() {
-	compat.RegisterRules(Rules...)
 }

@@ -27,6 +27,11 @@
 //   - [ProfileWire] and [ProfileWireJSON] reproduce buf's WIRE and WIRE_JSON
 //     breaking-change categories (buf v1.75, configuration v2).
 //
+// A subject selects a profile by name ([ProfileNames]: CONFLUENT, the
+// default, WIRE or WIRE_JSON) in the registry's governance policy
+// (protobufProfile) and in charter.yaml (protobuf_profile);
+// [Format.WithProfile] returns the Format of a name.
+//
 // Paths: "." for the file, ".Msg" or ".Outer.Inner" for a message (names
 // relative to the package), ".Msg.field" for a field (the reader's field name,
 // or the writer's when the reader has no field with that number), ".Msg.oneof"
@@ -59,7 +64,24 @@ type Format struct {
 	Profile Profile
 }
 
-var _ compat.Format = Format{}
+var (
+	_ compat.Format   = Format{}
+	_ compat.Profiled = Format{}
+)
+
+// Profiles returns [ProfileNames].
+func (Format) Profiles() []string { return ProfileNames() }
+
+// WithProfile returns f checking with the profile of a name of
+// [ProfileNames] ("" is CONFLUENT).
+func (f Format) WithProfile(name string) (compat.Format, error) {
+	p, err := ProfileByName(name)
+	if err != nil {
+		return nil, err
+	}
+	f.Profile = p
+	return f, nil
+}
 
 // Type returns compat.Protobuf.
 func (Format) Type() compat.SchemaType { return compat.Protobuf }

@@ -1,6 +1,12 @@
 package protobuf
 
-import "github.com/charter-dev/charter/compat"
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+)
 
 // Rule IDs reported by CheckRead. Where Confluent Schema Registry's
 // Protobuf differ names the change (its Difference.Type), the part after
@@ -173,12 +179,48 @@ var profiles = map[Profile]ruleSet{
 // an unknown profile.
 func ProfileRules(p Profile) []string {
 	var out []string
-	for _, r := range Rules {
+	for _, r := range rules {
 		if profiles[p][r.ID] {
 			out = append(out, r.ID)
 		}
 	}
 	return out
+}
+
+// named are the profiles a subject selects by name (governance policy
+// protobufProfile, charter.yaml protobuf_profile), the default first.
+// ProfileRegistryJSON is not among them: its rules are all in WIRE_JSON.
+var named = []struct {
+	name    string
+	profile Profile
+}{
+	{"CONFLUENT", ProfileRegistry},
+	{"WIRE", ProfileWire},
+	{"WIRE_JSON", ProfileWireJSON},
+}
+
+// ProfileNames returns the names a subject selects a profile by:
+// CONFLUENT (the default, [ProfileRegistry]), WIRE and WIRE_JSON.
+func ProfileNames() []string {
+	out := make([]string, len(named))
+	for i, n := range named {
+		out[i] = n.name
+	}
+	return out
+}
+
+// ProfileByName returns the profile of a name of [ProfileNames], in any
+// case; "" is CONFLUENT. The error lists the valid names.
+func ProfileByName(name string) (Profile, error) {
+	if name == "" {
+		return ProfileRegistry, nil
+	}
+	for _, n := range named {
+		if strings.EqualFold(n.name, name) {
+			return n.profile, nil
+		}
+	}
+	return "", fmt.Errorf("unknown Protobuf profile %q: want %s", name, strings.Join(ProfileNames(), ", "))
 }
 
 const (
@@ -188,9 +230,21 @@ const (
 	srcBuf       = "buf v1.75 breaking rule "
 )
 
-// Rules is Charter's table of Protobuf rules, registered with compat at
-// init.
-var Rules = []compat.Rule{
+// Rules returns Charter's table of Protobuf rules, each with the names of
+// the profiles that run it (see [ProfileNames]).
+func Rules() []compat.Rule {
+	out := slices.Clone(rules)
+	for i := range out {
+		for _, n := range named {
+			if profiles[n.profile][out[i].ID] {
+				out[i].Profiles = append(out[i].Profiles, n.name)
+			}
+		}
+	}
+	return out
+}
+
+var rules = []compat.Rule{
 	{ID: RulePackageChanged, Format: compat.Protobuf,
 		Purpose: "A file must keep its package: message full names, Any type URLs and gRPC paths contain it.",
 		Source:  srcConfluent + "PACKAGE_CHANGED is incompatible; " + srcBuf + "FILE_SAME_PACKAGE (WIRE)"},
@@ -275,8 +329,4 @@ var Rules = []compat.Rule{
 	{ID: RuleEnumSameJSONFormat, Format: compat.Protobuf,
 		Purpose: "An enum whose json_format feature is ALLOW must keep it (editions).",
 		Source:  srcBuf + "ENUM_SAME_JSON_FORMAT (WIRE_JSON)"},
-}
-
-func init() {
-	compat.RegisterRules(Rules...)
 }

@@ -170,12 +170,12 @@ func TestCompatibleCases(t *testing.T) {
 // testdata directory, when its case does not report it, or when no profile
 // runs it.
 func TestEveryRuleHasTestdata(t *testing.T) {
-	n := 0
-	for _, r := range compat.Rules() {
-		if r.Format != compat.Protobuf {
-			continue
+	seen := map[string]bool{}
+	for _, r := range protobuf.Rules() {
+		if r.Format != compat.Protobuf || seen[r.ID] {
+			t.Errorf("rule %s: format %s, listed before: %v", r.ID, r.Format, seen[r.ID])
 		}
-		n++
+		seen[r.ID] = true
 		dir := filepath.Join("testdata", strings.ToLower(r.ID))
 		for _, f := range []string{"reader.proto", "writer.proto", "want.json"} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
@@ -200,7 +200,67 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 			t.Errorf("rule %s is in no profile", r.ID)
 		}
 	}
-	if n != len(protobuf.Rules) {
-		t.Errorf("compat has %d Protobuf rules registered, protobuf.Rules lists %d", n, len(protobuf.Rules))
+}
+
+// isRule reports whether id is a rule of protobuf.Rules.
+func isRule(id string) bool {
+	return slices.ContainsFunc(protobuf.Rules(), func(r compat.Rule) bool { return r.ID == id })
+}
+
+// TestProfileByName: the names a subject selects a profile by, in any case,
+// "" for the default, and an error naming the valid ones.
+func TestProfileByName(t *testing.T) {
+	for _, tc := range []struct {
+		name, want, err string
+	}{
+		{"", string(protobuf.ProfileRegistry), ""},
+		{"CONFLUENT", string(protobuf.ProfileRegistry), ""},
+		{"confluent", string(protobuf.ProfileRegistry), ""},
+		{"WIRE", "WIRE", ""},
+		{"wire_json", "WIRE_JSON", ""},
+		{"REGISTRY_JSON", "", `unknown Protobuf profile "REGISTRY_JSON": want CONFLUENT, WIRE, WIRE_JSON`},
+		{"buf", "", `unknown Protobuf profile "buf": want CONFLUENT, WIRE, WIRE_JSON`},
+	} {
+		p, err := protobuf.ProfileByName(tc.name)
+		if string(p) != tc.want || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("ProfileByName(%q) = %q, %v; want %q, %q", tc.name, p, err, tc.want, tc.err)
+		}
+		f, err := compat.WithProfile(protobuf.Format{}, tc.name)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("WithProfile(%q): error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || f.(protobuf.Format).Profile != protobuf.Profile(tc.want) {
+			t.Errorf("WithProfile(%q) = %+v, %v; want profile %q", tc.name, f, err, tc.want)
+		}
+	}
+}
+
+// TestRuleProfiles: Rules names, for each rule, the selectable profiles
+// that run it, so that every rule can fire under some configuration.
+func TestRuleProfiles(t *testing.T) {
+	want := map[string][]string{
+		protobuf.RulePackageChanged:              {"CONFLUENT", "WIRE", "WIRE_JSON"},
+		protobuf.RuleMessageRemoved:              {"CONFLUENT"},
+		protobuf.RuleFieldWireCompatibleType:     {"WIRE"},
+		protobuf.RuleFieldWireJSONCompatibleType: {"WIRE_JSON"},
+		protobuf.RuleFieldNameChanged:            {"WIRE_JSON"},
+		protobuf.RuleFieldSameOneof:              {"WIRE", "WIRE_JSON"},
+	}
+	for _, r := range protobuf.Rules() {
+		if len(r.Profiles) == 0 {
+			t.Errorf("rule %s runs in no selectable profile", r.ID)
+		}
+		for _, name := range r.Profiles {
+			p, err := protobuf.ProfileByName(name)
+			if err != nil || !slices.Contains(protobuf.ProfileRules(p), r.ID) {
+				t.Errorf("rule %s lists profile %s, which does not run it (%v)", r.ID, name, err)
+			}
+		}
+		if w, ok := want[r.ID]; ok && !slices.Equal(r.Profiles, w) {
+			t.Errorf("rule %s: profiles %v, want %v", r.ID, r.Profiles, w)
+		}
 	}
 }

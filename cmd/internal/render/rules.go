@@ -4,28 +4,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/charter-dev/charter/action/project"
 )
 
 // Rules writes the rule table: text (aligned columns ID, FORMAT,
-// CATEGORY, SEVERITY, PURPOSE), json ({"rules": [...]}) or markdown (a
-// table, as docs/rules.md would hold it). github and sarif are refused.
+// CATEGORY, SEVERITY, PROFILES, PURPOSE), json ({"rules": [...]}) or
+// markdown (a table, as docs/rules.md would hold it). The profiles column
+// is there when a listed rule has profiles. github and sarif are refused.
 func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 	var b strings.Builder
+	withProfiles := slices.ContainsFunc(rules, func(r project.RuleInfo) bool { return len(r.Profiles) > 0 })
 	switch f {
 	case Text:
 		st := newStyles(w, o.Color)
-		idW, fmtW, catW := len("ID"), len("FORMAT"), len("CATEGORY")
+		idW, fmtW, catW, profW := len("ID"), len("FORMAT"), len("CATEGORY"), len("PROFILES")
 		for _, r := range rules {
 			idW, fmtW, catW = max(idW, len(r.ID)), max(fmtW, len(formatName(r))), max(catW, len(r.Category))
+			profW = max(profW, len(profiles(r)))
 		}
-		fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", st.subject.Render(pad("ID", idW)), st.subject.Render(pad("FORMAT", fmtW)),
-			st.subject.Render(pad("CATEGORY", catW)), st.subject.Render(pad("SEVERITY", 8)), st.subject.Render("PURPOSE"))
+		profHead, profCell := "", func(project.RuleInfo) string { return "" }
+		if withProfiles {
+			profHead = st.subject.Render(pad("PROFILES", profW)) + "  "
+			profCell = func(r project.RuleInfo) string { return pad(profiles(r), profW) + "  " }
+		}
+		fmt.Fprintf(&b, "%s  %s  %s  %s  %s%s\n", st.subject.Render(pad("ID", idW)), st.subject.Render(pad("FORMAT", fmtW)),
+			st.subject.Render(pad("CATEGORY", catW)), st.subject.Render(pad("SEVERITY", 8)), profHead, st.subject.Render("PURPOSE"))
 		for _, r := range rules {
-			fmt.Fprintf(&b, "%s  %s  %s  %s  %s\n", st.rule.Render(pad(r.ID, idW)), pad(formatName(r), fmtW), pad(r.Category, catW),
-				severityCell(st, r), r.Purpose)
+			fmt.Fprintf(&b, "%s  %s  %s  %s  %s%s\n", st.rule.Render(pad(r.ID, idW)), pad(formatName(r), fmtW), pad(r.Category, catW),
+				severityCell(st, r), profCell(r), r.Purpose)
 		}
 		fmt.Fprintf(&b, "\n%d rules\n", len(rules))
 	case JSON:
@@ -42,9 +51,17 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 		}
 		return nil
 	case Markdown:
-		b.WriteString("| ID | Format | Category | Severity | Purpose |\n| --- | --- | --- | --- | --- |\n")
+		if withProfiles {
+			b.WriteString("| ID | Format | Category | Severity | Profiles | Purpose |\n| --- | --- | --- | --- | --- | --- |\n")
+		} else {
+			b.WriteString("| ID | Format | Category | Severity | Purpose |\n| --- | --- | --- | --- | --- |\n")
+		}
 		for _, r := range rules {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", code(r.ID), formatName(r), r.Category, r.DefaultSeverity(), cell(r.Purpose))
+			prof := ""
+			if withProfiles {
+				prof = strings.ReplaceAll(profiles(r), ",", ", ") + " | "
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s%s |\n", code(r.ID), formatName(r), r.Category, r.DefaultSeverity(), prof, cell(r.Purpose))
 		}
 	default:
 		return fmt.Errorf("invalid --format %q for rules: want text, json or markdown", f)
@@ -54,6 +71,10 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 	}
 	return nil
 }
+
+// profiles is the profiles cell of r: "WIRE,WIRE_JSON", "" for a rule
+// that always runs.
+func profiles(r project.RuleInfo) string { return strings.Join(r.Profiles, ",") }
 
 func formatName(r project.RuleInfo) string {
 	if r.Format == "" {

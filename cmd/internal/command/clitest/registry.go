@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/sqlite"
@@ -43,22 +41,22 @@ func (c *Clock) Day(n int) { c.Set(Day0.Add(time.Duration(n) * 24 * time.Hour)) 
 func NewRegistry(tb testing.TB) (*registry.Service, string, *Clock) {
 	tb.Helper()
 	clk := &Clock{now: Day0}
-	svc, url := RegistryWith(tb, clk.Now, avro.Format{}, protobuf.Format{}, jsonschema.Format{})
+	svc, url := RegistryWith(tb, clk.Now, formats.Formats()...)
 	return svc, url, clk
 }
 
 // RegistryWith runs the real registry handler over a fresh SQLite file in
-// tb's temporary directory with only formats and the clock now, logs
+// tb's temporary directory with only the formats fs and the clock now, logs
 // discarded, and returns the service and the server's URL. The server
 // stops when the test ends.
-func RegistryWith(tb testing.TB, now func() time.Time, formats ...compat.Format) (*registry.Service, string) {
+func RegistryWith(tb testing.TB, now func() time.Time, fs ...compat.Format) (*registry.Service, string) {
 	tb.Helper()
 	store, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "charter.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := registry.NewService(store, formats, registry.WithLogger(log), registry.WithClock(now))
+	svc := registry.NewService(store, fs, registry.WithLogger(log), registry.WithClock(now))
 	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
 	tb.Cleanup(func() {
 		srv.Close()

@@ -4,7 +4,6 @@ package diff
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -54,8 +54,8 @@ registry errors.`,
 			}
 			var t compat.SchemaType
 			if schemaType != "" {
-				t = compat.SchemaType(strings.ToUpper(schemaType))
-				if t != compat.Avro && t != compat.Protobuf && t != compat.JSON {
+				var ok bool
+				if t, ok = formats.ParseType(schemaType); !ok {
 					return fmt.Errorf("invalid --type %q: want avro, protobuf or json", schemaType)
 				}
 			}

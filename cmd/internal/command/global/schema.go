@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -28,7 +28,7 @@ type SchemaInput struct {
 // AddFlags registers --type, --ref, --metadata, --rule-set and
 // --normalize on fs.
 func (in *SchemaInput) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&in.Type, "type", "", "schema format: avro, protobuf or json (default: by extension, .avsc .proto .json)")
+	fs.StringVar(&in.Type, "type", "", "schema format: avro, protobuf or json (default: by extension, "+extensions()+")")
 	fs.StringArrayVar(&in.Refs, "ref", nil, "reference NAME=SUBJECT:VERSION (VERSION a number or latest), as the schema names it: an Avro full name, a Protobuf import path or a JSON Schema $ref (repeatable)")
 	fs.StringVar(&in.Metadata, "metadata", "", "file with the data-contract metadata, a JSON object {\"tags\": …, \"properties\": …}")
 	fs.StringVar(&in.RuleSet, "rule-set", "", "file with the data-contract ruleSet, a JSON object {\"migrationRules\": […], \"domainRules\": […]}")
@@ -80,17 +80,26 @@ func (in *SchemaInput) ReadOptions() []client.ReadOption {
 // schemaType is --type, else the format of file's extension.
 func schemaType(flag, file string) (compat.SchemaType, error) {
 	if flag == "" {
-		t := project.FormatOfFile(file)
+		t := formats.OfFile(file)
 		if t == "" {
 			return "", fmt.Errorf("cannot tell the format of %s from its extension: pass --type avro, protobuf or json", file)
 		}
 		return t, nil
 	}
-	switch t := compat.SchemaType(strings.ToUpper(flag)); t {
-	case compat.Avro, compat.Protobuf, compat.JSON:
+	if t, ok := formats.ParseType(flag); ok {
 		return t, nil
 	}
 	return "", fmt.Errorf("invalid --type %q: want avro, protobuf or json", flag)
+}
+
+// extensions lists the schema file extensions, as --type's help gives
+// them: ".avsc .proto .json".
+func extensions() string {
+	var exts []string
+	for _, e := range formats.All() {
+		exts = append(exts, e.Extensions...)
+	}
+	return strings.Join(exts, " ")
 }
 
 // ParseRef reads NAME=SUBJECT:VERSION; VERSION is a number or "latest".

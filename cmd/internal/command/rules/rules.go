@@ -12,6 +12,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 )
 
 // NewCommand returns the rules command.
@@ -23,7 +24,10 @@ func NewCommand(name string) *cobra.Command {
 		Long: `List every rule that charter check and charter diff can report, with its ID (as
 findings and charter.yaml severity keys name it), format, category, default
 severity and purpose. Compatibility rules come from the formats (Avro, Protobuf,
-JSON Schema); policy rules from the project checks and the governance packages.`,
+JSON Schema); policy rules from the project checks and the governance packages.
+A Protobuf rule runs only in the profiles it lists (PROFILES): CONFLUENT, the
+default, WIRE or WIRE_JSON, chosen by protobuf_profile in charter.yaml and by the
+protobufProfile governance policy in the registry.`,
 		Example: `  # Every rule
   charter rules
 
@@ -37,8 +41,8 @@ JSON Schema); policy rules from the project checks and the governance packages.`
 			}
 			var want compat.SchemaType
 			if schemaType != "" {
-				want = compat.SchemaType(strings.ToUpper(schemaType))
-				if want != compat.Avro && want != compat.Protobuf && want != compat.JSON {
+				var ok bool
+				if want, ok = formats.ParseType(schemaType); !ok {
 					return fmt.Errorf("invalid --type %q: want avro, protobuf or json", schemaType)
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -28,20 +29,20 @@ func TestRulesListsEveryRule(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	want := len(compat.Rules()) + len(rule.Rules())
+	want := len(compatRules()) + len(rule.Rules())
 	if got := len(lines) - 3; got != want { // header, blank line, count
 		t.Errorf("%d rule lines, want %d", got, want)
 	}
 	byFormat := map[compat.SchemaType]int{}
-	for _, r := range compat.Rules() {
+	for _, r := range compatRules() {
 		byFormat[r.Format]++
 		if !strings.Contains(out, r.ID+" ") || !strings.Contains(out, r.Purpose) {
 			t.Errorf("rule %s (%s) missing", r.ID, r.Purpose)
 		}
 	}
-	for _, f := range []compat.SchemaType{compat.Avro, compat.Protobuf, compat.JSON} {
-		if byFormat[f] == 0 {
-			t.Errorf("no %s rules registered", f)
+	for _, e := range formats.All() {
+		if byFormat[e.Type] == 0 {
+			t.Errorf("no %s rules listed", e.Type)
 		}
 	}
 	for _, r := range rule.Rules() {
@@ -52,6 +53,15 @@ func TestRulesListsEveryRule(t *testing.T) {
 	if !strings.Contains(out, "SUBJECT_FORMAT_CHANGED") || !strings.HasSuffix(out, "\n"+itoa(want)+" rules\n") {
 		t.Errorf("tail of output:\n%s", out[max(0, len(out)-200):])
 	}
+}
+
+// compatRules lists the rules of every format.
+func compatRules() []compat.Rule {
+	var out []compat.Rule
+	for _, e := range formats.All() {
+		out = append(out, e.Rules()...)
+	}
+	return out
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -69,7 +79,7 @@ func TestRulesFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, r := range compat.Rules() {
+	for _, r := range compatRules() {
 		if r.Format == compat.Protobuf {
 			n++
 		}
@@ -137,5 +147,45 @@ func TestRulesOffByDefault(t *testing.T) {
 	}
 	if offs == 0 {
 		t.Fatal("no off-by-default rule registered: the test checks nothing about them")
+	}
+}
+
+// TestRulesProfiles: each Protobuf rule shows the profiles that run it,
+// in text (PROFILES column) and JSON ("profiles"); other rules none.
+func TestRulesProfiles(t *testing.T) {
+	t.Parallel()
+	_, text, _ := run("rules")
+	_, js, _ := run("rules", "--format", "json")
+	var doc struct {
+		Rules []project.RuleInfo `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"PROTO_MESSAGE_REMOVED":            "CONFLUENT",
+		"PROTO_FIELD_WIRE_COMPATIBLE_TYPE": "WIRE",
+		"PROTO_FIELD_SAME_ONEOF":           "WIRE,WIRE_JSON",
+		"PROTO_PACKAGE_CHANGED":            "CONFLUENT,WIRE,WIRE_JSON",
+	}
+	columns := map[string][]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) >= 5 {
+			columns[f[0]] = f
+		}
+	}
+	if h := columns["ID"]; len(h) < 5 || h[4] != "PROFILES" {
+		t.Fatalf("header %v: want PROFILES after SEVERITY", h)
+	}
+	for _, r := range doc.Rules {
+		got := strings.Join(r.Profiles, ",")
+		if (r.Format == compat.Protobuf) != (got != "") {
+			t.Errorf("%s (%s): profiles %q", r.ID, r.Format, got)
+		}
+		if w, ok := want[r.ID]; ok {
+			if got != w || columns[r.ID][4] != w {
+				t.Errorf("%s: json profiles %q, text %q; want %q", r.ID, got, columns[r.ID][4], w)
+			}
+		}
 	}
 }

@@ -19,10 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/sqlite"
@@ -166,14 +163,6 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
 }
 
-// Formats returns the schema formats this build of Charter parses, with
-// Confluent Schema Registry's verdicts: Avro, Protobuf
-// (protobuf.ProfileRegistry, the zero Format) and JSON Schema (the STRICT
-// policy, the zero Format).
-func Formats() []compat.Format {
-	return []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
-}
-
 // Run opens the store at cfg.DB, serves the API on cfg.Listen until ctx
 // ends, then shuts down gracefully (open requests get ShutdownTimeout)
 // and closes the store. ready, when not nil, receives the bound address.
@@ -195,7 +184,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, unwrapSyscall(err))
 	}
 	version, commit := buildinfo.Get()
-	svc := registry.NewService(store, Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema),
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema),
 		registry.WithConsumers(registry.LineageConsumers{Store: store})) // lineage names consumers (issue 5)
 	handler := api.New(svc, api.Options{
 		Logger:       log,
