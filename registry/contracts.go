@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
-	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/lineage"
@@ -121,7 +120,7 @@ func (s *Service) PublishContract(ctx context.Context, req PublishContractReques
 		if err != nil {
 			return err
 		}
-		vf, err := contracts.NewVerifier(parsed, contracts.Options{References: deps, Deprecations: contractDeprecations(state), Now: s.now()})
+		vf, err := contracts.NewVerifier(parsed, contracts.Options{References: deps, Deprecations: gate.Deprecations(state), Now: s.now()})
 		if err != nil {
 			return fmt.Errorf("verify contract against %s version %d: %w", req.Subject, latest.Version, err)
 		}
@@ -220,29 +219,6 @@ func (s *Service) DeleteContract(ctx context.Context, subject, consumer string) 
 	return out, err
 }
 
-// contractDeprecations turns governance's field deprecations into the
-// contracts package's view of them (path → state, expiry, replacement,
-// extensions by consumer).
-func contractDeprecations(ds []governance.Deprecation) contracts.DeprecationMap {
-	m := contracts.DeprecationMap{}
-	for _, d := range ds {
-		if d.Kind != governance.ItemField {
-			continue
-		}
-		cd := contracts.Deprecation{State: contracts.StateDeprecated, Expires: d.ExpiresAt, Replacement: d.Replacement}
-		for _, x := range d.Extensions {
-			if cd.Extensions == nil {
-				cd.Extensions = map[string]time.Time{}
-			}
-			if x.Until.After(cd.Extensions[x.Consumer]) {
-				cd.Extensions[x.Consumer] = x.Until
-			}
-		}
-		m[d.Path] = cd
-	}
-	return m
-}
-
 // ContractVerification is the verdict of the published contracts of a
 // subject against a proposed schema (POST
 // /contracts/subjects/{s}/verify): per contract, per interaction and
@@ -287,7 +263,8 @@ func (s *Service) VerifyContracts(ctx context.Context, subject string, req Regis
 		if err != nil {
 			return err
 		}
-		st, err := s.loadState(ctx, tx, g, subject)
+		now := s.now()
+		st, err := s.loadState(ctx, tx, g, subject, now)
 		if err != nil {
 			return err
 		}
@@ -299,11 +276,19 @@ func (s *Service) VerifyContracts(ctx context.Context, subject string, req Regis
 		if err != nil {
 			return err
 		}
-		out.Baseline = lv[len(lv)-1].Version
-		rep, fs, err := s.verifyContracts(ctx, tx, g, subject, st, cand, pp)
+		deps, err := s.resolveReferences(ctx, tx, cand.schema.References)
 		if err != nil {
 			return err
 		}
+		out.Baseline = lv[len(lv)-1].Version
+		in := gate.Input{Subject: subject, Now: now, Format: f, State: st, References: deps,
+			Candidate: governance.Version{Version: out.Baseline + 1, Schema: cand.parsed, Metadata: cand.schema.Metadata, RuleSet: cand.schema.RuleSet},
+			Latest:    &governance.Version{Version: out.Baseline, Schema: pp, Metadata: prev.Metadata, RuleSet: prev.RuleSet}}
+		rep, err := gate.VerifyContracts(in)
+		if err != nil {
+			return err
+		}
+		fs := gate.ContractPolicyFindings(subject, st.Policy, rep)
 		out.Contracts, out.Findings = rep.Contracts, fs
 		out.Broken = rep.Broken()
 		out.Allowed = !rule.Report{Findings: fs}.Failed()
@@ -316,162 +301,6 @@ func (s *Service) VerifyContracts(ctx context.Context, subject string, req Regis
 		out.Findings = []rule.Finding{}
 	}
 	return out, err
-}
-
-// withContracts adds, to a governance evaluation of a candidate of
-// subject, the findings of the subject's published contracts verified
-// against it (the previous version, when in.Previous is set, as the
-// baseline), at the severities of the subject's effective policy.
-func (s *Service) withContracts(ctx context.Context, tx Tx, g GovernanceTx, subject string, cand candidate, in governance.Input, res governance.Result) (governance.Result, error) {
-	var baseline compat.Schema
-	if in.Previous != nil {
-		baseline = in.Previous.Schema
-	}
-	_, fs, err := s.verifyContracts(ctx, tx, g, subject, in.State, cand, baseline)
-	if err != nil || len(fs) == 0 {
-		return res, err
-	}
-	res.Findings = append(res.Findings, fs...)
-	sortPolicyFindings(res.Findings)
-	return res, nil
-}
-
-func sortPolicyFindings(fs []rule.Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
-		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
-		}
-		return a.Consumer < b.Consumer
-	})
-}
-
-// verifyContracts verifies the current contracts of subject (those of the
-// consumers lineage lists now) against cand, and maps the findings to
-// policy findings: one per rule, consumer and path, naming the
-// interactions, at the policy's severity for the rule (a pending
-// interaction's error at most a warning).
-func (s *Service) verifyContracts(ctx context.Context, tx Tx, g GovernanceTx, subject string, st governance.SubjectState,
-	cand candidate, baseline compat.Schema) (*contracts.Report, []rule.Finding, error) {
-	recs, err := listRecords[ContractRecord](ctx, g, kindContract, subject, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep := &contracts.Report{Contracts: []contracts.ContractResult{}}
-	if len(recs) == 0 {
-		return rep, nil, nil
-	}
-	deps, err := s.resolveReferences(ctx, tx, cand.schema.References)
-	if err != nil {
-		return nil, nil, err
-	}
-	guard := s.removalGuard(subject, st, baseline, cand.parsed, recs)
-	if baseline != nil && baseline.Type() != cand.parsed.Type() {
-		baseline = nil
-	}
-	vf, err := contracts.NewVerifier(cand.parsed, contracts.Options{References: deps, Deprecations: contractDeprecations(st.Deprecations),
-		Now: s.now(), Baseline: baseline})
-	if err != nil {
-		return nil, nil, fmt.Errorf("verify contracts of %q: %w", subject, err)
-	}
-	for _, r := range recs {
-		c, err := r.Contract()
-		if err != nil {
-			return nil, nil, err
-		}
-		rep.Contracts = append(rep.Contracts, vf.Verify(c))
-	}
-	fs := append(contractPolicyFindings(subject, st.Policy, rep), guard...)
-	sortPolicyFindings(fs)
-	return rep, fs, nil
-}
-
-// removalGuard is governance.RemovalGuard (issue 5 §7) on the published
-// contracts' reads, at the policy's severity: fields of prev (the latest
-// version; nil for a re-registration) that cand drops.
-func (s *Service) removalGuard(subject string, st governance.SubjectState, prev, cand compat.Schema, recs []ContractRecord) []rule.Finding {
-	sev, on := st.Policy.Severity(governance.RuleDeprecationRemovalGuarded)
-	if !on || prev == nil {
-		return nil
-	}
-	paths := func(sc compat.Schema) []string {
-		var out []string
-		for _, f := range compat.Fields(sc) {
-			out = append(out, f.Path)
-		}
-		return out
-	}
-	previous, fields := paths(prev), paths(cand)
-	readers := map[string][]string{}
-	for _, r := range recs {
-		readers[r.Consumer] = r.Reads
-	}
-	fs := governance.RemovalGuard(governance.RemovalGuardInput{Subject: subject, Now: s.now(), Deprecations: st.Deprecations,
-		Previous: previous, Fields: fields, Readers: readers})
-	for i := range fs {
-		fs[i].Severity = sev
-	}
-	return fs
-}
-
-// contractPolicyFindings groups contract findings by rule, consumer and
-// path and gives each group the policy's severity.
-func contractPolicyFindings(subject string, pol governance.PolicyConfig, rep *contracts.Report) []rule.Finding {
-	type key struct{ rule, consumer, path string }
-	type group struct {
-		f            contracts.Finding
-		interactions []string
-		pending      bool
-	}
-	groups := map[key]*group{}
-	var order []key
-	for _, cr := range rep.Contracts {
-		for _, f := range cr.Findings {
-			k := key{f.RuleID, f.Consumer, f.Path}
-			gr := groups[k]
-			if gr == nil {
-				gr = &group{f: f, pending: true}
-				groups[k] = gr
-				order = append(order, k)
-			}
-			gr.interactions = append(gr.interactions, f.Interaction)
-			gr.pending = gr.pending && f.Pending
-		}
-	}
-	var out []rule.Finding
-	for _, k := range order {
-		gr := groups[k]
-		sev, on := pol.Severity(k.rule)
-		if !on {
-			continue
-		}
-		if gr.pending && sev == rule.Error {
-			sev = rule.Warning
-		}
-		f := gr.f
-		where := fmt.Sprintf("interaction %q", gr.interactions[0])
-		if n := len(gr.interactions); n > 1 {
-			where = fmt.Sprintf("%d interactions (%q, …)", n, gr.interactions[0])
-		}
-		msg := fmt.Sprintf("contract of consumer %s", f.Consumer)
-		if f.ConsumerVersion != "" {
-			msg += " " + f.ConsumerVersion
-		}
-		msg += fmt.Sprintf(", %s: %s", where, f.Message)
-		hint := ""
-		if f.Expires != nil {
-			hint = fmt.Sprintf("ends on %s", f.Expires.UTC().Format("2006-01-02"))
-		}
-		out = append(out, rule.Finding{RuleID: k.rule, Severity: sev, Subject: subject, Path: k.path, Message: msg, Hint: hint, Consumer: k.consumer})
-	}
-	sortPolicyFindings(out)
-	return out
 }
 
 // errGovernanceNotFound is 40480 with a message.

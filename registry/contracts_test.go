@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
@@ -29,7 +30,7 @@ func newContractService(t testing.TB) (*registry.Service, *clock) {
 	c := &clock{now: day0}
 	st := openStore(t)
 	svc := registry.NewService(st, []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}},
-		registry.WithClock(c.Now), registry.WithConsumers(registry.LineageConsumers{Store: st}))
+		registry.WithClock(c.Now))
 	return svc, c
 }
 
@@ -116,13 +117,6 @@ func TestContractsAcceptance(t *testing.T) {
 	if _, err := svc.SetOwner(ctx, subject, governance.Owner{Team: "fulfillment", Contact: "fulfillment@acme.test"}); err != nil {
 		t.Fatal(err)
 	}
-	// The operator opts in to refusing a contract reading an expired
-	// field; the removal guard (DEPRECATION_REMOVAL_GUARDED) needs no
-	// opt-in: CONTRACT_FIELD_MISSING stays a warning.
-	if _, err := svc.SetPolicy(ctx, subject, governance.PolicyConfig{Rules: map[string]string{
-		contracts.RuleFieldExpired: "error"}}); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := svc.SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: subject, Versions: []int{1, 2}}); err != nil {
 		t.Fatal(err)
 	}
@@ -149,16 +143,19 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := impactServices(t, svc); !reflect.DeepEqual(got, want("", 1, 2, 3, 4, 5)) {
 		t.Fatalf("day 0 impact = %v", got)
 	}
-	res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3})
+	res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Allowed {
 		t.Fatalf("day 0 gate refused: %s", ruleIDs(res.Findings))
 	}
-	if got := findingsOf(res.Findings, contracts.RuleFieldDeprecated); !reflect.DeepEqual(got, want("warning ", 1, 2, 3, 4, 5)) {
-		t.Errorf("day 0 CONTRACT_FIELD_DEPRECATED = %v", got)
+	// The consumers' own deprecation findings fail their verification,
+	// never the producer's registration: the deprecation table names them.
+	if got := findingsOf(res.Findings, contracts.RuleFieldDeprecated); len(got) != 0 {
+		t.Errorf("day 0 CONTRACT_FIELD_DEPRECATED in a registration = %v", got)
 	}
+	assertNames(t, "day 0", res.Findings, governance.RuleDeprecationActive, rule.Warning, 1, 2, 3, 4, 5)
 	assertMigration(t, svc, "day 0", "deprecated 90 migrated [] reading [team-01 team-02 team-03 team-04 team-05] extended []")
 	// Removing it before expiry is refused, naming its 5 readers.
 	assertGuarded(t, svc, "day 0", "before it expires on 2026-04-05", 1, 2, 3, 4, 5)
@@ -177,27 +174,30 @@ func TestContractsAcceptance(t *testing.T) {
 
 	assertMigration(t, svc, "day 30", "deprecated 60 migrated [team-01@30 team-02@30] reading [team-03 team-04 team-05] extended []")
 
-	// Day 90: the gate names the 3 still reading carrier_code.
+	// Day 90: keeping it is allowed with a warning naming the 3 still
+	// reading carrier_code without an extension.
 	clk.Day(90)
-	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3})
+	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Allowed {
-		t.Fatalf("day 90 gate passed: %s", ruleIDs(res.Findings))
+	if !res.Allowed {
+		t.Fatalf("day 90 keeping refused: %s", ruleIDs(res.Findings))
 	}
-	if got := findingsOf(res.Findings, contracts.RuleFieldExpired); !reflect.DeepEqual(got, want("error ", 3, 4, 5)) {
-		t.Errorf("day 90 CONTRACT_FIELD_EXPIRED = %v", got)
+	assertNames(t, "day 90", res.Findings, governance.RuleDeprecationExpiredRead, rule.Warning, 3, 4, 5)
+	// Each of the 3 fails its own verification.
+	ver, err := svc.VerifyContracts(ctx, subject, registry.RegisterRequest{Schema: shipV3})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := svc.Register(ctx, subject, registry.RegisterRequest{Schema: shipV3}); !errors.Is(err, srerr.ErrDeprecationExpired) &&
-		!errors.Is(err, srerr.ErrPolicyViolation) {
-		t.Fatalf("day 90 register: err = %v, want a policy refusal", err)
+	if got := findingsOf(ver.Findings, contracts.RuleFieldExpired); !reflect.DeepEqual(got, want("error ", 3, 4, 5)) {
+		t.Errorf("day 90 CONTRACT_FIELD_EXPIRED in the consumers' verification = %v", got)
 	}
 
 	// Removing it after expiry is refused, naming the 3 readers.
 	assertGuarded(t, svc, "day 90", "expired on 2026-04-05", 3, 4, 5)
 
-	// 3 extensions for 30 days: the gate passes with notices.
+	// 3 extensions for 30 days: keeping it passes with a notice.
 	for _, i := range []int{3, 4, 5} {
 		if _, err := svc.GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 			Consumer: team(i), Days: 30, Reason: "migration scheduled", Approver: "fulfillment-lead"}); err != nil {
@@ -205,31 +205,24 @@ func TestContractsAcceptance(t *testing.T) {
 		}
 	}
 	assertMigration(t, svc, "day 90", "expired 0 migrated [team-01@30 team-02@30] reading [] extended [team-03<30 team-04<30 team-05<30]")
-	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3})
+	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Allowed {
 		t.Fatalf("extended gate refused: %s", ruleIDs(res.Findings))
 	}
-	if got := findingsOf(res.Findings, contracts.RuleFieldExtended); !reflect.DeepEqual(got, want("notice ", 3, 4, 5)) {
-		t.Errorf("extended CONTRACT_FIELD_EXTENDED = %v", got)
-	}
-	// Every reader holds a live extension: the guard lets the removal through.
-	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g := findingsOf(res.Findings, governance.RuleDeprecationRemovalGuarded); len(g) != 0 || !res.Allowed {
-		t.Fatalf("extended removal: allowed %v, guard %v: %s", res.Allowed, g, ruleIDs(res.Findings))
-	}
+	assertNames(t, "extended", res.Findings, governance.RuleDeprecationExtended, rule.Notice, 3, 4, 5)
+	// Extension holders still read it: removing it is refused, naming them.
+	assertGuarded(t, svc, "extended", "expired on 2026-04-05", 3, 4, 5)
 
-	// The extensions end: the gate fails again, and removing carrier_code
-	// fails with the 3 readers named, with default severities.
+	// The extensions end: keeping it warns again, and removing
+	// carrier_code fails with the 3 readers named, with default severities.
 	clk.Day(121)
-	if res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}); err != nil || res.Allowed {
-		t.Fatalf("day 121 gate: allowed %v, err %v", res.Allowed, err)
+	if res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{}); err != nil || !res.Allowed {
+		t.Fatalf("day 121 keeping: allowed %v, err %v", res.Allowed, err)
 	}
+	assertNames(t, "day 121", res.Findings, governance.RuleDeprecationExpiredRead, rule.Warning, 3, 4, 5)
 	assertGuarded(t, svc, "day 121", "expired on 2026-04-05", 3, 4, 5)
 	_, err = svc.Register(ctx, subject, registry.RegisterRequest{Schema: shipNoCode})
 	if !errors.Is(err, srerr.ErrPolicyViolation) || !strings.Contains(err.Error(), governance.RuleDeprecationRemovalGuarded) {
@@ -287,7 +280,7 @@ func TestContractsAcceptance(t *testing.T) {
 // given teams.
 func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, teams ...int) {
 	t.Helper()
-	res, err := svc.Check(context.Background(), "shipments", registry.RegisterRequest{Schema: shipNoCode})
+	res, err := svc.Check(context.Background(), "shipments", registry.RegisterRequest{Schema: shipNoCode}, time.Time{})
 	if err != nil {
 		t.Fatalf("%s: %v", when, err)
 	}
@@ -296,7 +289,9 @@ func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, tea
 	}
 	var guard []rule.Finding
 	for _, f := range res.Findings {
-		if f.Severity == rule.Error && f.RuleID != governance.RuleDeprecationRemovalGuarded {
+		// The readers' contracts break too (CONTRACT_FIELD_MISSING).
+		missing := f.RuleID == contracts.RuleFieldMissing && f.Path == ".carrier_code"
+		if f.Severity == rule.Error && f.RuleID != governance.RuleDeprecationRemovalGuarded && !missing {
 			t.Errorf("%s: another error: %s %s", when, f.RuleID, f.Message)
 		}
 		if f.RuleID == governance.RuleDeprecationRemovalGuarded {
@@ -306,11 +301,36 @@ func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, tea
 	if len(guard) != 1 || guard[0].Severity != rule.Error || guard[0].Path != ".carrier_code" {
 		t.Fatalf("%s: guard findings %+v", when, guard)
 	}
-	names := strings.Join(want("", teams...), ", ")
-	for _, s := range []string{"field carrier_code", expiry, ": " + names} {
+	for _, s := range append([]string{"field carrier_code", expiry}, want("", teams...)...) {
 		if !strings.Contains(guard[0].Message, s) {
 			t.Errorf("%s: message %q lacks %q", when, guard[0].Message, s)
 		}
+	}
+	if n := strings.Count(guard[0].Message, "team-"); n != len(teams) {
+		t.Errorf("%s: message %q names %d teams, want %d", when, guard[0].Message, n, len(teams))
+	}
+}
+
+// assertNames checks that fs has one finding of ruleID on .carrier_code
+// at sev, naming exactly the given teams.
+func assertNames(t *testing.T, when string, fs []rule.Finding, ruleID string, sev rule.Severity, teams ...int) {
+	t.Helper()
+	var got []rule.Finding
+	for _, f := range fs {
+		if f.RuleID == ruleID {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != sev || got[0].Path != ".carrier_code" {
+		t.Fatalf("%s: %s findings %+v, want one %s on .carrier_code", when, ruleID, got, sev)
+	}
+	for _, name := range want("", teams...) {
+		if !strings.Contains(got[0].Message, name) {
+			t.Errorf("%s: %s message %q lacks %s", when, ruleID, got[0].Message, name)
+		}
+	}
+	if n := strings.Count(got[0].Message, "team-"); n != len(teams) {
+		t.Errorf("%s: %s message %q names %d teams, want %d", when, ruleID, got[0].Message, n, len(teams))
 	}
 }
 
@@ -414,14 +434,14 @@ func TestVerifyContractsProposed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !v.Broken || !v.Allowed || v.Baseline != 1 || len(v.Contracts) != 2 {
+	if !v.Broken || v.Allowed || v.Baseline != 1 || len(v.Contracts) != 2 {
 		t.Fatalf("broken %v allowed %v baseline %d contracts %d", v.Broken, v.Allowed, v.Baseline, len(v.Contracts))
 	}
 	var got []string
 	for _, f := range v.Findings {
 		got = append(got, f.Severity.String()+" "+f.RuleID+" "+f.Consumer+" "+f.Path)
 	}
-	if w := []string{"warning CONTRACT_FIELD_MISSING billing .carrier_code"}; !reflect.DeepEqual(got, w) {
+	if w := []string{"error CONTRACT_FIELD_MISSING billing .carrier_code"}; !reflect.DeepEqual(got, w) {
 		t.Fatalf("findings = %q, want %q", got, w)
 	}
 	cf := v.Contracts[0].Findings
@@ -432,7 +452,7 @@ func TestVerifyContractsProposed(t *testing.T) {
 		t.Fatalf("tracking findings = %+v", v.Contracts[1].Findings)
 	}
 	// The PII rule and the deprecation message name lineage consumers.
-	st, err := svc.State(ctx, "shipments")
+	st, err := svc.State(ctx, "shipments", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -716,8 +718,10 @@ func (s *Service) Audit(ctx context.Context, q AuditQuery) ([]governance.AuditEn
 
 // --- State and evaluation -----------------------------------------------
 
-// loadState reads the governance state of subject in tx.
-func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject string) (governance.SubjectState, error) {
+// loadState reads the governance state of subject in tx as of now: the
+// gate's input besides the schemas. Readers and contracts come from the
+// lineage replayed to now and the published contracts.
+func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject string, now time.Time) (governance.SubjectState, error) {
 	st := governance.SubjectState{Subject: subject}
 	var o governance.Owner
 	ok, err := getRecord(ctx, g, kindOwner, subject, "", &o)
@@ -742,6 +746,11 @@ func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject 
 	if st.Policy, err = effectivePolicy(ctx, g, subject); err != nil {
 		return st, err
 	}
+	cfg, err := effectiveConfig(ctx, tx, subject)
+	if err != nil {
+		return st, err
+	}
+	st.Compatibility = cfg.Compatibility
 	vs, err := subjectVersions(ctx, tx, subject)
 	if err != nil {
 		return st, err
@@ -762,40 +771,90 @@ func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject 
 		}
 		st.LatestSemVer = rec.SemVer
 	}
-	if s.consumers != nil {
-		cs, err := s.consumers.Consumers(ctx, subject)
-		if err != nil {
-			return st, fmt.Errorf("consumers of %q: %w", subject, err)
-		}
-		st.Consumers = cs
+	if err := s.loadReaders(ctx, g, subject, now, &st); err != nil {
+		return st, err
+	}
+	recs, err := listRecords[ContractRecord](ctx, g, kindContract, subject, false)
+	if err != nil {
+		return st, err
+	}
+	for _, r := range recs {
+		st.Contracts = append(st.Contracts, governance.PublishedContract{Consumer: r.Consumer, ConsumerVersion: r.ConsumerVersion, Branch: r.Branch, Pact: r.Pact})
 	}
 	return st, nil
 }
 
-// State returns the governance state of subject (GET
-// /governance/subjects/{s}/state): what the CLI gate needs to run
-// governance.Evaluate itself.
-func (s *Service) State(ctx context.Context, subject string) (governance.SubjectState, error) {
+// loadReaders fills st.Readers (each consumer reading the subject at now
+// and the fields it reads, from the lineage: published contracts and
+// declared consumers) and st.Consumers (those consumers, and any the
+// ConsumerSource names, sorted).
+func (s *Service) loadReaders(ctx context.Context, g GovernanceTx, subject string, now time.Time, st *governance.SubjectState) error {
+	chs, err := lineageChanges(ctx, g, subject, 0)
+	if err != nil {
+		return err
+	}
+	names := map[string]bool{}
+	for _, c := range lineage.Replay(chs, now).Consumers {
+		if c.Subject != subject {
+			continue
+		}
+		if st.Readers == nil {
+			st.Readers = map[string][]string{}
+		}
+		st.Readers[c.Service] = append(st.Readers[c.Service], c.Fields...)
+		names[c.Service] = true
+	}
+	if s.consumers != nil {
+		cs, err := s.consumers.Consumers(ctx, subject)
+		if err != nil {
+			return fmt.Errorf("consumers of %q: %w", subject, err)
+		}
+		for _, c := range cs {
+			names[c] = true
+		}
+	}
+	st.Consumers = sortedKeys(names)
+	if len(st.Consumers) == 0 {
+		st.Consumers = nil
+	}
+	return nil
+}
+
+// State returns the governance state of subject as of at (zero: the
+// registry's clock) (GET /governance/subjects/{s}/state?at=): everything
+// the gate reads besides the schemas, so that `charter check --against
+// registry` judges with the same input as registration.
+func (s *Service) State(ctx context.Context, subject string, at time.Time) (governance.SubjectState, error) {
+	if at.IsZero() {
+		at = s.now()
+	}
 	var out governance.SubjectState
 	err := s.gview(ctx, "get governance state", func(tx Tx, g GovernanceTx) error {
-		var err error
-		out, err = s.loadState(ctx, tx, g, subject)
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		out, err = s.loadState(ctx, tx, g, subject, at.UTC())
 		return err
 	})
 	return out, err
 }
 
 // Check evaluates req against subject as Register would, without
-// registering: compatibility at the subject's level (each finding as an
-// error with its compat rule ID) and every governance rule. Errors: as
-// Register's for invalid input (42201, 42208, 42209); a refusal is a
-// result, not an error.
-func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest) (governance.CheckResult, error) {
+// registering, as of at (zero: the registry's clock): the gate's every
+// finding (compatibility at the subject's level as errors with their
+// compat rule IDs, reserved fields, governance and contract rules).
+// Errors: as Register's for invalid input (42201, 42208, 42209); a
+// refusal is a result, not an error.
+func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest, at time.Time) (governance.CheckResult, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return governance.CheckResult{}, err
 	}
 	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {
 		return governance.CheckResult{}, err
+	}
+	if at.IsZero() {
+		at = s.now()
 	}
 	out := governance.CheckResult{Subject: subject}
 	err := s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
@@ -808,8 +867,9 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 		if err != nil {
 			return err
 		}
+		lv := live(versions)
 		req := req
-		if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
+		if err := s.fillEmptySchema(ctx, tx, &req, lv); err != nil {
 			return err
 		}
 		f, err := s.checkRequest(&req)
@@ -820,7 +880,7 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 		if err != nil {
 			return err
 		}
-		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
+		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, lv); err != nil {
 			return err
 		}
 		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
@@ -842,35 +902,34 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 		} else if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("look up schema by fingerprint: %w", err)
 		}
+		jr := judgeRequest{subject: subject, format: f, level: cfg.Compatibility, cand: cand,
+			version: out.Version, existing: out.Existing, now: at.UTC()}
 		if !out.Existing {
-			against, err := compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, live(versions))
-			if err != nil {
+			if jr.against, err = compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, lv); err != nil {
 				return err
 			}
-			res, _, err := s.checkCompatibility(ctx, tx, f, cand.parsed, cfg.Compatibility, against)
-			if err != nil {
-				return err
+			if len(lv) > 0 {
+				jr.latest = &lv[len(lv)-1]
 			}
-			for _, fd := range res.Findings {
-				out.Findings = append(out.Findings, rule.Finding{RuleID: fd.RuleID, Severity: rule.Error, Subject: subject,
-					Path: fd.Path, Message: fd.Message, Version: fd.Version, Direction: string(fd.Direction)})
-			}
-			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, live(versions))
+		}
+		j, err := s.judge(ctx, tx, jr)
+		if err != nil {
+			return err
+		}
+		out.Findings = j.Findings
+		if !out.Existing {
+			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, lv)
 			if err != nil {
 				return err
 			}
 			for _, m := range msgs {
 				out.Findings = append(out.Findings, rule.Finding{RuleID: RuleReservedField, Severity: rule.Error, Subject: subject, Message: m})
 			}
+			gate.Sort(out.Findings)
 		}
-		gres, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, out.Version, live(versions), out.Existing)
-		if err != nil {
-			return err
-		}
-		out.Findings = append(out.Findings, gres.Findings...)
-		out.SemVer = gres.SemVer
-		if gres.Classification != nil {
-			out.Bump, out.Changes = gres.Classification.Bump, gres.Classification.Changes
+		out.SemVer = j.Governance.SemVer
+		if c := j.Governance.Classification; c != nil {
+			out.Bump, out.Changes = c.Bump, c.Changes
 		}
 		out.Allowed = !rule.Report{Findings: out.Findings}.Failed()
 		if out.Findings == nil {
@@ -879,31 +938,6 @@ func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest
 		return nil
 	})
 	return out, err
-}
-
-// evaluate runs the governance engine on a candidate of subject that gets
-// (or, existing, has) version number version.
-func (s *Service) evaluate(ctx context.Context, tx Tx, g GovernanceTx, subject string, f compat.Format, level compat.Level,
-	cand candidate, version int, liveVersions []SubjectVersion, existing bool) (governance.Result, error) {
-	st, err := s.loadState(ctx, tx, g, subject)
-	if err != nil {
-		return governance.Result{}, err
-	}
-	in := governance.Input{Now: s.now(), Format: f, Level: level, State: st, Existing: existing,
-		Candidate: governance.Version{Version: version, Schema: cand.parsed, Metadata: cand.schema.Metadata, RuleSet: cand.schema.RuleSet}}
-	if !existing && len(liveVersions) > 0 {
-		v := liveVersions[len(liveVersions)-1]
-		prev, err := storedSchema(ctx, tx, v.SchemaID)
-		if err != nil {
-			return governance.Result{}, err
-		}
-		p, err := s.parseStored(ctx, tx, prev)
-		if err != nil {
-			return governance.Result{}, err
-		}
-		in.Previous = &governance.Version{Version: v.Version, Schema: p, Metadata: prev.Metadata, RuleSet: prev.RuleSet}
-	}
-	return s.withContracts(ctx, tx, g, subject, cand, in, governance.Evaluate(in)) // consumer contracts (contracts.go)
 }
 
 // policyError is the refusal of a registration whose governance findings

@@ -130,7 +130,7 @@ func TestGovernanceAcceptance(t *testing.T) {
 		}
 	}
 	// Without the field it would pass.
-	if res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode}); err != nil || !res.Allowed || res.Bump != governance.BumpMinor {
+	if res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode}, time.Time{}); err != nil || !res.Allowed || res.Bump != governance.BumpMinor {
 		t.Fatalf("day 90 without carrier_code: %+v %v", res, err)
 	}
 
@@ -316,7 +316,7 @@ func TestRemovedFieldsRemembered(t *testing.T) {
 		t.Fatalf("removed %+v %v", rs, err)
 	}
 	reuse := "syntax = \"proto3\";\nmessage R {\n  string id = 1;\n  string note = 2;\n}\n"
-	res, err := svc.Check(ctx, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: reuse})
+	res, err := svc.Check(ctx, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: reuse}, time.Time{})
 	if err != nil || !res.Allowed || !strings.Contains(ruleIDs(res.Findings), "warning REMOVED_FIELD_NUMBER_REUSED") {
 		t.Fatalf("check %+v %v", res, err)
 	}

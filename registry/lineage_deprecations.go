@@ -81,7 +81,7 @@ func (s *Service) DeprecationMigrations(ctx context.Context, subject, path strin
 		if len(live(vs)) == 0 {
 			return errSubjectNotFound(subject)
 		}
-		st, err := s.loadState(ctx, tx, g, subject)
+		st, err := s.loadState(ctx, tx, g, subject, s.now())
 		if err != nil {
 			return err
 		}

@@ -202,234 +202,314 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err := checkIDAndVersion(req); err != nil {
 		return SubjectSchema{}, err
 	}
-	contractOnly := strings.TrimSpace(req.Schema) == "" && hasContract(req)
-	var (
-		f   compat.Format
-		err error
-	)
-	if !contractOnly {
-		if f, err = s.checkRequest(&req); err != nil {
+	r := &registration{s: s, subject: subject, req: req,
+		contractOnly: strings.TrimSpace(req.Schema) == "" && hasContract(req)}
+	if !r.contractOnly {
+		var err error
+		if r.format, err = s.checkRequest(&r.req); err != nil {
 			return SubjectSchema{}, err
 		}
 	}
-	var (
-		out     SubjectSchema
-		created compat.Schema
-	)
-	err = s.update(ctx, "register schema", func(tx Tx) error {
-		out, created = SubjectSchema{}, nil
-		mode, err := effectiveMode(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		if err := writable(subject, mode); err != nil {
-			return err
-		}
-		if req.ID > 0 && mode != ModeImport {
-			return srerr.New(srerr.ErrOperationNotPermitted,
-				"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", subject)
-		}
-		if req.ID <= 0 && mode == ModeImport {
-			return srerr.New(srerr.ErrOperationNotPermitted,
-				"Subject %s is in import mode: a schema id must be given", subject)
-		}
-		subject, err := resolveAlias(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		cfg, err := effectiveConfig(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		versions, err := subjectVersions(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		req := req
-		f := f
-		if contractOnly {
-			if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
-				return err
-			}
-			if f, err = s.checkRequest(&req); err != nil {
-				return err
-			}
-		}
-		rawReq := req
-		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
-			return err
-		}
-		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
-		if err != nil {
-			return err
-		}
-		// governExisting runs the deprecation rules on the
-		// re-registration of version v (governance.Input.Existing).
-		governExisting := func(v int) error {
-			if mode == ModeImport {
-				return nil
-			}
-			g, ok := tx.(GovernanceTx)
-			if !ok {
-				return nil
-			}
-			deps, err := g.GovernanceRecords(ctx, RecordQuery{Kind: kindDeprecation, Subject: subject})
-			if err != nil || len(deps) == 0 {
-				return err
-			}
-			res, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, v, nil, true)
-			if err != nil {
-				return err
-			}
-			if res.Failed() {
-				return policyError(subject, res.Findings)
-			}
-			out.Findings = res.Findings
-			return nil
-		}
-		existing, err := tx.SchemaByFingerprint(ctx, cand.schema.Fingerprint)
-		found := err == nil
-		if err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("look up schema by fingerprint: %w", err)
-		}
-		if found && mode == ModeImport && existing.ID != req.ID {
-			return srerr.New(srerr.ErrIDDoesNotMatch,
-				"Schema already registered with id %d instead of input id %d", existing.ID, req.ID)
-		}
-		if found {
-			// Re-registering a live version returns it unchanged.
-			for i := len(versions) - 1; i >= 0; i-- {
-				v := versions[i]
-				if v.Deleted || v.SchemaID != existing.ID {
-					continue
-				}
-				if req.Version > 0 && req.Version != v.Version {
-					continue
-				}
-				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: existing}
-				return governExisting(v.Version)
-			}
-		}
-		if mode != ModeImport {
-			// A live version that the lookup endpoint reports for this
-			// request is this schema: Confluent's register runs the same
-			// lookup first (registerOrForward → lookUpSchemaUnderSubject),
-			// with the request's own metadata and ruleSet unless the config
-			// has defaults or overrides.
-			look := cand
-			if !hasDefaultsOrOverrides(cfg) {
-				look = withContract(cand, rawReq.Metadata, rawReq.RuleSet)
-			}
-			v, st, ok, err := s.findInSubject(ctx, tx, look, live(versions), normalize)
-			if err != nil {
-				return err
-			}
-			if ok && (req.Version <= 0 || req.Version == v.Version) {
-				out = SubjectSchema{Subject: subject, Version: v.Version, Schema: st}
-				return governExisting(v.Version)
-			}
-		}
-		next := 1
-		if len(versions) > 0 {
-			next = versions[len(versions)-1].Version + 1
-		}
-		version := next
-		if req.Version <= 0 && next > MaxVersion {
-			return srerr.New(srerr.ErrOperationNotPermitted,
-				"Subject %s has used the largest version number, %d: no version can be added", subject, MaxVersion)
-		}
-		if req.Version > 0 {
-			if mode != ModeImport && req.Version != next {
-				return srerr.New(srerr.ErrInvalidSchema,
-					"Invalid schema: version %d was asked for, but the next version of subject %s is %d", req.Version, subject, next)
-			}
-			version = req.Version
-		}
-		if mode != ModeImport {
-			level := cfg.Compatibility
-			against, err := compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, live(versions))
-			if err != nil {
-				return err
-			}
-			res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, against)
-			if err != nil {
-				return err
-			}
-			if !res.Compatible() {
-				return srerr.New(srerr.ErrIncompatibleSchema,
-					"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
-					subject, strings.Join(compatibilityMessages(res, olds, cfg), ", "))
-			}
-			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, live(versions))
-			if err != nil {
-				return err
-			}
-			if len(msgs) > 0 {
-				return errReservedFields(subject, msgs)
-			}
-		}
-		var gov *governance.Result
-		g, governed := tx.(GovernanceTx)
-		if governed && mode != ModeImport {
-			res, err := s.evaluate(ctx, tx, g, subject, f, cfg.Compatibility, cand, version, live(versions), false)
-			if err != nil {
-				return err
-			}
-			if res.Failed() {
-				return policyError(subject, res.Findings)
-			}
-			gov = &res
-		}
-		id := existing.ID
-		if !found {
-			if mode == ModeImport {
-				if other, err := tx.SchemaByID(ctx, req.ID); err == nil {
-					if other.Fingerprint != cand.schema.Fingerprint {
-						return srerr.New(srerr.ErrOperationNotPermitted,
-							"Overwrite new schema with id %d is not permitted: that id holds a different schema", req.ID)
-					}
-				} else if !errors.Is(err, ErrNotFound) {
-					return fmt.Errorf("look up schema %d: %w", req.ID, err)
-				}
-				cand.schema.ID = req.ID
-			}
-			id, err = tx.CreateSchema(ctx, cand.schema)
-			if err != nil {
-				if errors.Is(err, ErrConflict) {
-					return srerr.New(srerr.ErrOperationNotPermitted,
-						"Overwrite new schema with id %d is not permitted: that id holds a different schema", req.ID)
-				}
-				return fmt.Errorf("create schema: %w", err)
-			}
-			if id > MaxID {
-				// Returning an error rolls the schema back.
-				return srerr.New(srerr.ErrStore,
-					"Schema ids are exhausted: the next id, %d, is above the largest id the wire format carries, %d", id, MaxID)
-			}
-			existing = cand.schema
-			existing.ID = id
-			created = cand.parsed
-		}
-		if err := tx.PutVersion(ctx, SubjectVersion{Subject: subject, Version: version, SchemaID: id}); err != nil {
-			return fmt.Errorf("put version %d of %q: %w", version, subject, err)
-		}
-		out = SubjectSchema{Subject: subject, Version: version, Schema: existing}
-		if gov != nil {
-			out.Findings, out.SemVer = gov.Findings, gov.SemVer
-			return s.recordRegistration(ctx, g, subject, version, id, *gov)
-		}
-		return s.auditTx(ctx, tx, governance.ActionSchemaRegister, subject, fmt.Sprintf("version:%d", version), nil,
-			map[string]any{"id": id, "version": version, "mode": string(mode)})
+	var created compat.Schema
+	err := s.update(ctx, "register schema", func(tx Tx) error {
+		var err error
+		created, err = r.run(ctx, tx)
+		return err
 	})
 	if err != nil {
 		return SubjectSchema{}, err
 	}
 	if created != nil {
-		s.parsed.put(out.Schema.ID, created)
+		s.parsed.put(r.out.Schema.ID, created)
 	}
-	s.log.DebugContext(ctx, "schema registered", "subject", subject, "version", out.Version, "id", out.Schema.ID)
-	return out, nil
+	s.log.DebugContext(ctx, "schema registered", "subject", r.out.Subject, "version", r.out.Version, "id", r.out.Schema.ID)
+	return r.out, nil
+}
+
+// registration is one Register call inside its transaction, in named
+// steps: prepare (mode, config, candidate), reuse an existing version,
+// or number, judge and store a new one. run may be called again when
+// the store retries the transaction: every step starts from the request.
+type registration struct {
+	s            *Service
+	subject      string
+	req          RegisterRequest
+	format       compat.Format
+	contractOnly bool
+
+	// Set by prepare.
+	mode     Mode
+	cfg      Config
+	versions []SubjectVersion
+	raw      RegisterRequest // the request before the config's contract merge
+	cand     candidate
+	norm     bool
+	// out is the answer.
+	out SubjectSchema
+}
+
+// run registers in tx and returns the parsed schema when it created a
+// new schema ID.
+func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
+	r.out = SubjectSchema{}
+	if err := r.prepare(ctx, tx); err != nil {
+		return nil, err
+	}
+	existing, found, err := r.existingSchema(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	if done, err := r.reuseVersion(ctx, tx, existing, found); done || err != nil {
+		return nil, err
+	}
+	version, err := r.nextVersion()
+	if err != nil {
+		return nil, err
+	}
+	var j *judgement
+	if r.mode != ModeImport {
+		if j, err = r.judgeNew(ctx, tx, version); err != nil {
+			return nil, err
+		}
+	}
+	return r.store(ctx, tx, existing, found, version, j)
+}
+
+// prepare checks the mode, reads the subject's config and versions and
+// builds the candidate (the config's metadata and rule set merged in).
+func (r *registration) prepare(ctx context.Context, tx Tx) error {
+	s, req := r.s, r.req
+	mode, err := effectiveMode(ctx, tx, r.subject)
+	if err != nil {
+		return err
+	}
+	if err := writable(r.subject, mode); err != nil {
+		return err
+	}
+	if req.ID > 0 && mode != ModeImport {
+		return srerr.New(srerr.ErrOperationNotPermitted,
+			"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", r.subject)
+	}
+	if req.ID <= 0 && mode == ModeImport {
+		return srerr.New(srerr.ErrOperationNotPermitted,
+			"Subject %s is in import mode: a schema id must be given", r.subject)
+	}
+	subject, err := resolveAlias(ctx, tx, r.subject)
+	if err != nil {
+		return err
+	}
+	cfg, err := effectiveConfig(ctx, tx, subject)
+	if err != nil {
+		return err
+	}
+	versions, err := subjectVersions(ctx, tx, subject)
+	if err != nil {
+		return err
+	}
+	f := r.format
+	if r.contractOnly {
+		if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
+			return err
+		}
+		if f, err = s.checkRequest(&req); err != nil {
+			return err
+		}
+	}
+	raw := req
+	if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
+		return err
+	}
+	normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+	cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+	if err != nil {
+		return err
+	}
+	r.mode, r.cfg, r.versions, r.raw, r.cand, r.norm = mode, cfg, versions, raw, cand, normalize
+	r.subject, r.format, r.req = subject, f, req
+	return nil
+}
+
+// existingSchema finds the candidate's schema ID if its content is
+// registered under any subject.
+func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool, error) {
+	existing, err := tx.SchemaByFingerprint(ctx, r.cand.schema.Fingerprint)
+	if errors.Is(err, ErrNotFound) {
+		return Schema{}, false, nil
+	}
+	if err != nil {
+		return Schema{}, false, fmt.Errorf("look up schema by fingerprint: %w", err)
+	}
+	if r.mode == ModeImport && existing.ID != r.req.ID {
+		return Schema{}, false, srerr.New(srerr.ErrIDDoesNotMatch,
+			"Schema already registered with id %d instead of input id %d", existing.ID, r.req.ID)
+	}
+	return existing, true, nil
+}
+
+// reuseVersion answers with the live version that already holds the
+// candidate, as Confluent does (done true), after judging its
+// re-registration (the deprecation rules).
+func (r *registration) reuseVersion(ctx context.Context, tx Tx, existing Schema, found bool) (bool, error) {
+	if found {
+		for i := len(r.versions) - 1; i >= 0; i-- {
+			v := r.versions[i]
+			if v.Deleted || v.SchemaID != existing.ID || (r.req.Version > 0 && r.req.Version != v.Version) {
+				continue
+			}
+			r.out = SubjectSchema{Subject: r.subject, Version: v.Version, Schema: existing}
+			return true, r.judgeExisting(ctx, tx, v.Version)
+		}
+	}
+	if r.mode == ModeImport {
+		return false, nil
+	}
+	// A live version that the lookup endpoint reports for this request
+	// is this schema: Confluent's register runs the same lookup first
+	// (registerOrForward → lookUpSchemaUnderSubject), with the request's
+	// own metadata and ruleSet unless the config has defaults or
+	// overrides.
+	look := r.cand
+	if !hasDefaultsOrOverrides(r.cfg) {
+		look = withContract(r.cand, r.raw.Metadata, r.raw.RuleSet)
+	}
+	v, st, ok, err := r.s.findInSubject(ctx, tx, look, live(r.versions), r.norm)
+	if err != nil || !ok || (r.req.Version > 0 && r.req.Version != v.Version) {
+		return false, err
+	}
+	r.out = SubjectSchema{Subject: r.subject, Version: v.Version, Schema: st}
+	return true, r.judgeExisting(ctx, tx, v.Version)
+}
+
+// judgeExisting runs the gate on the re-registration of version v: only
+// the deprecation rules apply (a deprecated version, kept deprecated
+// fields). Nothing to judge in IMPORT mode or without deprecations.
+func (r *registration) judgeExisting(ctx context.Context, tx Tx, v int) error {
+	if r.mode == ModeImport {
+		return nil
+	}
+	g, ok := tx.(GovernanceTx)
+	if !ok {
+		return nil
+	}
+	deps, err := g.GovernanceRecords(ctx, RecordQuery{Kind: kindDeprecation, Subject: r.subject})
+	if err != nil || len(deps) == 0 {
+		return err
+	}
+	j, err := r.s.judge(ctx, tx, judgeRequest{subject: r.subject, format: r.format, level: r.cfg.Compatibility,
+		cand: r.cand, version: v, existing: true, now: r.s.now()})
+	if err != nil {
+		return err
+	}
+	if j.Failed() {
+		return policyError(r.subject, j.Findings)
+	}
+	r.out.Findings = j.Findings
+	return nil
+}
+
+// nextVersion is the version number a new version gets: the highest the
+// subject ever used (soft-deleted included) + 1, or the one asked for.
+func (r *registration) nextVersion() (int, error) {
+	next := 1
+	if len(r.versions) > 0 {
+		next = r.versions[len(r.versions)-1].Version + 1
+	}
+	if r.req.Version <= 0 && next > MaxVersion {
+		return 0, srerr.New(srerr.ErrOperationNotPermitted,
+			"Subject %s has used the largest version number, %d: no version can be added", r.subject, MaxVersion)
+	}
+	if r.req.Version <= 0 {
+		return next, nil
+	}
+	if r.mode != ModeImport && r.req.Version != next {
+		return 0, srerr.New(srerr.ErrInvalidSchema,
+			"Invalid schema: version %d was asked for, but the next version of subject %s is %d", r.req.Version, r.subject, next)
+	}
+	return r.req.Version, nil
+}
+
+// judgeNew runs the gate on a new version: 409 when it is incompatible
+// (in Confluent's message format), 409 for a reserved field, 422 when a
+// governance or contract rule refuses it.
+func (r *registration) judgeNew(ctx context.Context, tx Tx, version int) (*judgement, error) {
+	lv := live(r.versions)
+	against, err := compatibilityGroup(ctx, tx, r.cfg, r.cand.schema.Metadata, lv)
+	if err != nil {
+		return nil, err
+	}
+	jr := judgeRequest{subject: r.subject, format: r.format, level: r.cfg.Compatibility, cand: r.cand,
+		version: version, against: against, now: r.s.now()}
+	if len(lv) > 0 {
+		jr.latest = &lv[len(lv)-1]
+	}
+	j, err := r.s.judge(ctx, tx, jr)
+	if err != nil {
+		return nil, err
+	}
+	if j.Incompatible() {
+		return nil, srerr.New(srerr.ErrIncompatibleSchema,
+			"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
+			r.subject, strings.Join(compatibilityMessages(j.Compat, j.olds, r.cfg), ", "))
+	}
+	msgs, err := reservedFieldViolations(ctx, tx, r.cfg, r.cand, lv)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) > 0 {
+		return nil, errReservedFields(r.subject, msgs)
+	}
+	if j.Failed() {
+		return nil, policyError(r.subject, j.Findings)
+	}
+	return &j, nil
+}
+
+// store allocates the schema ID (unless the content has one), writes the
+// version and records the registration (governance records and audit).
+func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found bool, version int, j *judgement) (compat.Schema, error) {
+	var created compat.Schema
+	id := existing.ID
+	if !found {
+		cand := r.cand
+		if r.mode == ModeImport {
+			if other, err := tx.SchemaByID(ctx, r.req.ID); err == nil {
+				if other.Fingerprint != cand.schema.Fingerprint {
+					return nil, srerr.New(srerr.ErrOperationNotPermitted,
+						"Overwrite new schema with id %d is not permitted: that id holds a different schema", r.req.ID)
+				}
+			} else if !errors.Is(err, ErrNotFound) {
+				return nil, fmt.Errorf("look up schema %d: %w", r.req.ID, err)
+			}
+			cand.schema.ID = r.req.ID
+		}
+		var err error
+		id, err = tx.CreateSchema(ctx, cand.schema)
+		if err != nil {
+			if errors.Is(err, ErrConflict) {
+				return nil, srerr.New(srerr.ErrOperationNotPermitted,
+					"Overwrite new schema with id %d is not permitted: that id holds a different schema", r.req.ID)
+			}
+			return nil, fmt.Errorf("create schema: %w", err)
+		}
+		if id > MaxID {
+			// Returning an error rolls the schema back.
+			return nil, srerr.New(srerr.ErrStore,
+				"Schema ids are exhausted: the next id, %d, is above the largest id the wire format carries, %d", id, MaxID)
+		}
+		existing = cand.schema
+		existing.ID = id
+		created = cand.parsed
+	}
+	if err := tx.PutVersion(ctx, SubjectVersion{Subject: r.subject, Version: version, SchemaID: id}); err != nil {
+		return nil, fmt.Errorf("put version %d of %q: %w", version, r.subject, err)
+	}
+	r.out = SubjectSchema{Subject: r.subject, Version: version, Schema: existing}
+	if g, ok := tx.(GovernanceTx); ok && j != nil {
+		r.out.Findings, r.out.SemVer = j.Findings, j.Governance.SemVer
+		return created, r.s.recordRegistration(ctx, g, r.subject, version, id, j.Governance)
+	}
+	return created, r.s.auditTx(ctx, tx, governance.ActionSchemaRegister, r.subject, fmt.Sprintf("version:%d", version), nil,
+		map[string]any{"id": id, "version": version, "mode": string(r.mode)})
 }
 
 // checkIDAndVersion refuses an explicit id or version above 2^31-1

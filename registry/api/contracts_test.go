@@ -75,7 +75,7 @@ func TestContractAPI(t *testing.T) {
 	}
 	ver := e.mustDo("POST", "/governance/subjects/shipments/contracts/verify", schemaBody(apiShipV2))
 	o.validateBody(t, "#/components/schemas/ContractVerification", ver)
-	if !strings.Contains(ver, `"broken":true`) || !strings.Contains(ver, `"allowed":true`) ||
+	if !strings.Contains(ver, `"broken":true`) || !strings.Contains(ver, `"allowed":false`) ||
 		!strings.Contains(ver, `"ruleId":"CONTRACT_FIELD_MISSING"`) || !strings.Contains(ver, `"consumer":"billing"`) {
 		t.Errorf("verify = %s", ver)
 	}

@@ -361,19 +361,30 @@ func (s *server) changelog(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) state(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.State(r.Context(), r.PathValue("subject"))
+	at, err := atParam(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	out, err := s.svc.State(r.Context(), r.PathValue("subject"), at)
 	s.answer(w, r, out, err)
 }
 
-// check: POST /governance/subjects/{s}/check?normalize with a
-// RegisterSchemaRequest → the verdict a registration would get.
+// check: POST /governance/subjects/{s}/check?normalize&at with a
+// RegisterSchemaRequest → the verdict a registration would get (as of
+// at: an RFC 3339 time or a date).
 func (s *server) check(w http.ResponseWriter, r *http.Request) {
+	at, err := atParam(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
 	var req schemaRequest
 	if err := s.decodeBody(w, r, &req); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Check(r.Context(), r.PathValue("subject"), req.toService(r))
+	out, err := s.svc.Check(r.Context(), r.PathValue("subject"), req.toService(r), at)
 	s.answer(w, r, out, err)
 }
 

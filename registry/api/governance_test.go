@@ -336,7 +336,7 @@ func TestGovernanceAPI(t *testing.T) {
 	wantContains(t, "extension", x.body, `"extendedUntil":"2026-05-10T09:30:00Z"`, `"consumers":["billing"]`)
 	e.day(120)
 	r = e.register(s, v5, 200)
-	wantContains(t, "day 120", r.header.Get("Charter-Finding"), "notice DEPRECATION_EXTENDED .carrier_code:", "extended for billing until 2026-05-10")
+	wantContains(t, "day 120", r.header.Get("Charter-Finding"), "notice DEPRECATION_EXTENDED .carrier_code:", "billing (extended until 2026-05-10, approved by bob)")
 	e.call(200, "DELETE", sub+"/deprecations/{item}/extensions/{consumer}", "/governance/subjects/"+s+"/deprecations/field:.carrier_code/extensions/billing", "")
 	e.call(404, "DELETE", sub+"/deprecations/{item}/extensions/{consumer}", "/governance/subjects/"+s+"/deprecations/field:.carrier_code/extensions/billing", "")
 

@@ -139,7 +139,13 @@ func TestPactBrokerPublishAndCanIDeploy(t *testing.T) {
 
 	// The producer drops carrier_code (NONE compatibility lets it in):
 	// billing can no longer deploy, mailer still can, the subject cannot.
+	// By default the broken contract refuses the registration; the
+	// operator lowers CONTRACT_FIELD_MISSING to a warning to let it in.
 	e.mustDo("PUT", "/config/shipments-value", `{"compatibility":"NONE"}`)
+	if code, _, body := e.do("POST", "/subjects/shipments-value/versions", schemaBody(apiShipV2)); code != 422 || !strings.Contains(body, "CONTRACT_FIELD_MISSING") {
+		t.Fatalf("breaking registration: %d %s, want 422 CONTRACT_FIELD_MISSING", code, body)
+	}
+	e.mustDo("PUT", "/governance/subjects/shipments-value/policy", `{"rules":{"CONTRACT_FIELD_MISSING":"warning"}}`)
 	e.mustDo("POST", "/subjects/shipments-value/versions", schemaBody(apiShipV2))
 	a = decodePB(t, e.mustDo("GET", matrixPath("billing", "1.2.0"), ""))
 	if a.Summary.Deployable || a.Summary.Failed != 1 || a.Matrix[0].Provider.Version.Number != "2" ||

@@ -264,20 +264,35 @@ func (c *Client) GovernanceState(ctx context.Context, subject string) (SubjectSt
 	return out, err
 }
 
-// GovernanceStateJSON returns the governance state of subject as the
-// server sent it: decode it into governance.SubjectState to run
-// governance.Evaluate (the CLI gate does).
-func (c *Client) GovernanceStateJSON(ctx context.Context, subject string) (json.RawMessage, error) {
+// GovernanceStateJSON returns the governance state of subject as of at
+// (zero: the registry's now) as the server sent it: decode it into
+// governance.SubjectState to run the gate (action/gate) as registration
+// does; `charter check --against registry` does.
+func (c *Client) GovernanceStateJSON(ctx context.Context, subject string, at time.Time) (json.RawMessage, error) {
 	var out json.RawMessage
-	err := c.do(ctx, "GET", subjectPath(subject, "state"), nil, nil, &out)
+	err := c.do(ctx, "GET", subjectPath(subject, "state"), atQuery(at), nil, &out)
 	return out, err
+}
+
+// atQuery is ?at=RFC3339 for a non-zero at, no query otherwise.
+func atQuery(at time.Time) url.Values {
+	if at.IsZero() {
+		return nil
+	}
+	return url.Values{"at": {at.UTC().Format(time.RFC3339Nano)}}
 }
 
 // CheckGovernance evaluates s against subject as a registration would,
 // without registering it.
 func (c *Client) CheckGovernance(ctx context.Context, subject string, s NewSchema) (CheckResult, error) {
+	return c.CheckGovernanceAt(ctx, subject, s, time.Time{})
+}
+
+// CheckGovernanceAt is CheckGovernance as of at (zero: the registry's
+// now): what will the gate say when the TTLs run out?
+func (c *Client) CheckGovernanceAt(ctx context.Context, subject string, s NewSchema, at time.Time) (CheckResult, error) {
 	var out CheckResult
-	err := c.do(ctx, "POST", subjectPath(subject, "check"), nil, s, &out)
+	err := c.do(ctx, "POST", subjectPath(subject, "check"), atQuery(at), s, &out)
 	return out, err
 }
 

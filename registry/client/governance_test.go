@@ -177,7 +177,7 @@ func TestGovernanceClient(t *testing.T) {
 
 	// The client's SubjectState mirrors governance.SubjectState: nothing
 	// is lost on the way.
-	raw, err := c.GovernanceStateJSON(ctx, s)
+	raw, err := c.GovernanceStateJSON(ctx, s, time.Time{})
 	noErr(t, err)
 	var want governance.SubjectState
 	if err := json.Unmarshal(raw, &want); err != nil {

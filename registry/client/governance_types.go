@@ -207,6 +207,20 @@ type SubjectState struct {
 	Policy       PolicyConfig        `json:"policy"`
 	LatestSemVer string              `json:"latestSemver,omitempty"`
 	Consumers    []string            `json:"consumers,omitempty"`
+	// Readers maps each consumer reading the subject to the fields it
+	// reads; Contracts are the published contracts; Compatibility is
+	// the subject's effective level.
+	Readers       map[string][]string `json:"readers,omitempty"`
+	Contracts     []PublishedContract `json:"contracts,omitempty"`
+	Compatibility string              `json:"compatibility,omitempty"`
+}
+
+// PublishedContract is a consumer's published pact as the gate reads it.
+type PublishedContract struct {
+	Consumer        string          `json:"consumer"`
+	ConsumerVersion string          `json:"consumerVersion,omitempty"`
+	Branch          string          `json:"branch,omitempty"`
+	Pact            json.RawMessage `json:"pact"`
 }
 
 // AuditEntry is one governance change: who, when, what. Before and After

@@ -117,8 +117,12 @@ func TestPactCLIPublishAndCanIDeploy(t *testing.T) {
 		t.Errorf("can-i-deploy of an unpublished version: exit %d, want 1\n%s", code, out)
 	}
 
-	// The producer drops currency (NONE lets the breaking version in).
+	// The producer drops currency: NONE lets the breaking version past
+	// compatibility, and an operator who lowers CONTRACT_FIELD_MISSING to
+	// a warning past the contract gate (by default it refuses, 42280).
 	s.mustDo(t, "PUT", "/config/orders", map[string]string{"compatibility": "NONE"}, 200)
+	s.mustDo(t, "POST", "/subjects/orders/versions", map[string]string{"schema": orderV2}, 422)
+	s.mustDo(t, "PUT", "/governance/subjects/orders/policy", map[string]any{"rules": map[string]string{"CONTRACT_FIELD_MISSING": "warning"}}, 200)
 	s.mustDo(t, "POST", "/subjects/orders/versions", map[string]string{"schema": orderV2}, 200)
 	out, code = canIDeploy("1.0.0")
 	if code != 1 || !strings.Contains(out, "Computer says no") ||

@@ -1,6 +1,7 @@
 package governance_test
 
 import (
+	"github.com/charter-dev/charter/contracts"
 	"strings"
 	"testing"
 
@@ -90,8 +91,9 @@ func TestPolicyValidate(t *testing.T) {
 
 // TestRuleTable: every governance rule is in the policy table with its
 // category; only DEPRECATION_EXPIRED and DEPRECATION_REMOVAL_GUARDED
-// (both only for deprecations declared through the governance API) refuse
-// by default; the event rules are off.
+// (both only for deprecations declared through the governance API) and
+// the contract rules that break a published contract refuse by default
+// (at the contract rule's own severity); the event rules are off.
 func TestRuleTable(t *testing.T) {
 	rs := governance.Rules()
 	if len(rs) < 13 {
@@ -104,7 +106,14 @@ func TestRuleTable(t *testing.T) {
 		if _, ok := rule.LookupRule(r.ID); !ok {
 			t.Errorf("%s is not in the policy table", r.ID)
 		}
-		if r.Severity == rule.Error && !r.Off && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
+		contract := r.Category == governance.CategoryContract
+		if contract {
+			cr, ok := contracts.LookupRule(r.ID)
+			if !ok || governance.ContractSeverity(cr.Severity) != r.Severity {
+				t.Errorf("%s: severity %s, the contract rule's is %v", r.ID, r.Severity, cr.Severity)
+			}
+		}
+		if r.Severity == rule.Error && !r.Off && !contract && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
 			t.Errorf("%s refuses registrations by default", r.ID)
 		}
 		off := r.ID == governance.RuleEnvelopeIncomplete || r.ID == governance.RuleInlineBinary

@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,6 +35,24 @@ type SubjectState struct {
 	// Consumers are the teams or applications known to read the subject
 	// (from lineage, when it exists).
 	Consumers []string `json:"consumers,omitempty"`
+	// Readers maps each consumer reading the subject now to the field
+	// paths it reads (lineage: published contracts and declared
+	// consumers): the readers of the deprecation table.
+	Readers map[string][]string `json:"readers,omitempty"`
+	// Contracts are the consumer contracts published for the subject,
+	// verified against every candidate.
+	Contracts []PublishedContract `json:"contracts,omitempty"`
+	// Compatibility is the subject's effective compatibility level.
+	Compatibility compat.Level `json:"compatibility,omitempty"`
+}
+
+// PublishedContract is a consumer contract as the gate reads it: who
+// published which Pact file (V3 or V4 message pact, as JSON).
+type PublishedContract struct {
+	Consumer        string          `json:"consumer"`
+	ConsumerVersion string          `json:"consumerVersion,omitempty"`
+	Branch          string          `json:"branch,omitempty"`
+	Pact            json.RawMessage `json:"pact"`
 }
 
 // Input is one evaluation: a candidate version of a subject, what came
@@ -97,6 +116,7 @@ func Evaluate(in Input) Result {
 	e.deprecations(res.NewDeprecations)
 	if !in.Existing {
 		e.owner()
+		e.removedFields()
 		if e.on(RuleRemovedFieldReused) || e.on(RuleRemovedNumberReused) {
 			e.add(reuseFindings(e.subject, in.State.Removed, in.Candidate.Schema)...)
 		}
@@ -187,26 +207,13 @@ func (e *evaluation) inlineDeprecations() []Deprecation {
 	return out
 }
 
-// deprecations reports the deprecated items the candidate keeps.
+// deprecations reports the deprecated items the candidate keeps: fields
+// through the deprecation table (keptField), versions on their
+// re-registration.
 func (e *evaluation) deprecations(fresh []Deprecation) {
 	paths := byPath(e.fields)
-	now := e.in.Now
 	all := append(append([]Deprecation(nil), e.in.State.Deprecations...), fresh...)
 	for _, d := range all {
-		var path string
-		switch d.Kind {
-		case ItemField:
-			if _, ok := paths[d.Path]; !ok {
-				continue
-			}
-			path = d.Path
-		case ItemVersion:
-			if !e.in.Existing || e.in.Candidate.Version != d.Version {
-				continue
-			}
-		default:
-			continue
-		}
 		use := ""
 		if d.Replacement != "" {
 			use = fmt.Sprintf("; use %s instead", Display(d.Replacement))
@@ -215,57 +222,64 @@ func (e *evaluation) deprecations(fresh []Deprecation) {
 		if d.Reason != "" {
 			why = " (" + d.Reason + ")"
 		}
-		if d.StateAt(now) == StateDeprecated {
-			left := d.DaysLeft(now)
-			e.add(rule.Finding{RuleID: RuleDeprecationActive, Path: path,
-				Message: fmt.Sprintf("%s is deprecated%s since %s with a TTL of %d days: %d %s left, it expires on %s%s",
-					d.Item, why, date(d.DeprecatedAt), d.TTLDays, left, plural(left, "day", "days"), date(d.ExpiresAt), use),
-				Hint: fmt.Sprintf("stop producing %s before %s, or ask its owner for an extension", d.Item, date(d.ExpiresAt))})
-			continue
-		}
-		if act := d.ActiveExtensions(now); len(act) > 0 {
-			var who []string
-			for _, x := range act {
-				who = append(who, fmt.Sprintf("%s until %s (approved by %s: %s)", x.Consumer, date(x.Until), x.Approver, x.Reason))
+		switch d.Kind {
+		case ItemField:
+			if _, ok := paths[d.Path]; ok {
+				e.keptField(d, d.Path, why, use)
 			}
-			e.add(rule.Finding{RuleID: RuleDeprecationExtended, Path: path, Consumer: act[0].Consumer,
-				Message: fmt.Sprintf("%s expired on %s%s but is extended for %s%s", d.Item, date(d.ExpiresAt), why, strings.Join(who, "; "), use),
-				Hint:    fmt.Sprintf("the extension ends on %s; after that, registrations that keep %s are refused", date(act[0].Until), d.Item)})
-			continue
+		case ItemVersion:
+			if e.in.Existing && e.in.Candidate.Version == d.Version {
+				e.keptVersion(d, why, use)
+			}
 		}
-		ruleID := RuleDeprecationExpired
-		if d.Source == SourceSchema {
-			ruleID = RuleDeprecationInlineExpired
-		}
-		msg := fmt.Sprintf("%s of subject %s expired on %s (deprecated on %s with a TTL of %d days)%s and no extension covers it%s",
-			d.Item, e.subject, date(d.ExpiresAt), date(d.DeprecatedAt), d.TTLDays, why, use)
-		if ended := lastEnded(d.Extensions); ended != nil {
-			msg += fmt.Sprintf("; the extension for %s ended on %s", ended.Consumer, date(ended.Until))
-		}
-		if len(e.in.State.Consumers) > 0 {
-			msg += "; consumers still reading the subject: " + strings.Join(e.in.State.Consumers, ", ")
-		}
-		e.add(rule.Finding{RuleID: ruleID, Path: path, Message: msg,
-			Hint: fmt.Sprintf("remove %s from the schema%s, or have the subject's owner grant an extension to the consumer that still needs it (charter extend %s %s --consumer TEAM --days N --reason … --approver …)",
-				d.Item, strings.TrimPrefix(use, "; "), e.subject, d.Key())})
 	}
 }
 
-func lastEnded(xs []Extension) *Extension {
+// keptVersion reports the re-registration of a deprecated version.
+func (e *evaluation) keptVersion(d Deprecation, why, use string) {
+	now := e.in.Now
+	if d.StateAt(now) == StateDeprecated {
+		left := d.DaysLeft(now)
+		e.add(rule.Finding{RuleID: RuleDeprecationActive,
+			Message: fmt.Sprintf("%s is deprecated%s since %s with a TTL of %s: %s left, it expires on %s%s",
+				d.Item, why, date(d.DeprecatedAt), Days(d.TTLDays), Days(left), date(d.ExpiresAt), use),
+			Hint: fmt.Sprintf("move producers to a newer version before %s, or ask its owner for an extension", date(d.ExpiresAt))})
+		return
+	}
+	if act := d.ActiveExtensions(now); len(act) > 0 {
+		var who []string
+		for _, x := range act {
+			who = append(who, fmt.Sprintf("%s until %s (approved by %s: %s)", x.Consumer, date(x.Until), x.Approver, x.Reason))
+		}
+		e.add(rule.Finding{RuleID: RuleDeprecationExtended, Consumer: act[0].Consumer,
+			Message: fmt.Sprintf("%s expired on %s%s but is extended for %s%s", d.Item, date(d.ExpiresAt), why, strings.Join(who, "; "), use),
+			Hint:    fmt.Sprintf("the extension ends on %s; after that, registering %s again is refused", date(act[0].Until), d.Item)})
+		return
+	}
+	ruleID := RuleDeprecationExpired
+	if d.Source == SourceSchema {
+		ruleID = RuleDeprecationInlineExpired
+	}
+	e.add(rule.Finding{RuleID: ruleID,
+		Message: fmt.Sprintf("%s of subject %s expired on %s (deprecated on %s with a TTL of %s)%s and no extension covers it%s",
+			d.Item, e.subject, date(d.ExpiresAt), date(d.DeprecatedAt), Days(d.TTLDays), why, use),
+		Hint: fmt.Sprintf("register the subject's latest schema instead of %s, or have the subject's owner grant an extension (charter extend %s %s --consumer TEAM --days N --reason … --approver …)",
+			d.Item, e.subject, d.Key())})
+}
+
+// lastEnded returns the extension of xs that ended last before now, nil
+// when none has ended.
+func lastEnded(xs []Extension, now time.Time) *Extension {
 	var out *Extension
 	for i := range xs {
+		if now.Before(xs[i].Until) {
+			continue
+		}
 		if out == nil || xs[i].Until.After(out.Until) {
 			out = &xs[i]
 		}
 	}
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // owner reports OWNER_MISSING.

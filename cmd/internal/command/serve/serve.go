@@ -184,8 +184,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, unwrapSyscall(err))
 	}
 	version, commit := buildinfo.Get()
-	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema),
-		registry.WithConsumers(registry.LineageConsumers{Store: store})) // lineage names consumers (issue 5)
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
 	handler := api.New(svc, api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,

@@ -1,0 +1,147 @@
+package gate
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/contracts"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+// consumerOnly are the contract rules about the consumer's own use of
+// deprecated fields. They fail the consumer's verification (publish,
+// `charter contracts verify`, can-i-deploy), never a producer's
+// registration: the deprecation table (DEPRECATION_*) judges the
+// producer's side of the same fields, and keeps one path open.
+var consumerOnly = map[string]bool{
+	contracts.RuleFieldDeprecated: true,
+	contracts.RuleFieldExpired:    true,
+	contracts.RuleFieldExtended:   true,
+}
+
+// contractFindings verifies the published contracts of in.State against
+// the candidate, with the latest version as baseline, and returns the
+// producer-side findings at the policy's severities.
+func contractFindings(in Input) ([]rule.Finding, error) {
+	if len(in.State.Contracts) == 0 {
+		return nil, nil
+	}
+	rep, err := VerifyContracts(in)
+	if err != nil {
+		return nil, err
+	}
+	var out []rule.Finding
+	for _, f := range ContractPolicyFindings(in.Subject, in.State.Policy, rep) {
+		if !consumerOnly[f.RuleID] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// VerifyContracts verifies every contract of in.State against
+// in.Candidate (in.Latest as the baseline when it has the candidate's
+// type), with the deprecations of in.State at in.Now.
+func VerifyContracts(in Input) (*contracts.Report, error) {
+	rep := &contracts.Report{Contracts: []contracts.ContractResult{}}
+	if len(in.State.Contracts) == 0 {
+		return rep, nil
+	}
+	opts := contracts.Options{References: in.References, Deprecations: Deprecations(in.State.Deprecations), Now: in.Now}
+	if l := in.Latest; l != nil && l.Schema != nil && l.Schema.Type() == in.Candidate.Schema.Type() {
+		opts.Baseline = l.Schema
+	}
+	vf, err := contracts.NewVerifier(in.Candidate.Schema, opts)
+	if err != nil {
+		return nil, fmt.Errorf("verify contracts of %q: %w", in.Subject, err)
+	}
+	for _, pc := range in.State.Contracts {
+		p, err := contracts.ParsePact(pc.Pact)
+		if err != nil {
+			return nil, fmt.Errorf("contract of %s for %s: %w", pc.Consumer, in.Subject, err)
+		}
+		c := &contracts.Contract{Consumer: pc.Consumer, ConsumerVersion: pc.ConsumerVersion, Branch: pc.Branch, Subject: in.Subject, Pact: p}
+		rep.Contracts = append(rep.Contracts, vf.Verify(c))
+	}
+	return rep, nil
+}
+
+// Deprecations is the governance deprecations of fields as the contract
+// verifier reads them: expiry, replacement and, per consumer, the end of
+// its latest extension.
+func Deprecations(ds []governance.Deprecation) contracts.DeprecationMap {
+	m := contracts.DeprecationMap{}
+	for _, d := range ds {
+		if d.Kind != governance.ItemField {
+			continue
+		}
+		cd := contracts.Deprecation{State: contracts.StateDeprecated, Expires: d.ExpiresAt, Replacement: d.Replacement}
+		for _, x := range d.Extensions {
+			if cd.Extensions == nil {
+				cd.Extensions = map[string]time.Time{}
+			}
+			if x.Until.After(cd.Extensions[x.Consumer]) {
+				cd.Extensions[x.Consumer] = x.Until
+			}
+		}
+		m[d.Path] = cd
+	}
+	return m
+}
+
+// ContractPolicyFindings groups the findings of a contract report by
+// rule, consumer and path, names the interactions, and gives each group
+// the policy's severity for its rule (a group of pending interactions is
+// at most a warning).
+func ContractPolicyFindings(subject string, pol governance.PolicyConfig, rep *contracts.Report) []rule.Finding {
+	type key struct{ ruleID, consumer, path string }
+	type group struct {
+		f            contracts.Finding
+		interactions []string
+		pending      bool
+	}
+	groups := map[key]*group{}
+	var order []key
+	for _, cr := range rep.Contracts {
+		for _, f := range cr.Findings {
+			k := key{f.RuleID, f.Consumer, f.Path}
+			gr := groups[k]
+			if gr == nil {
+				gr = &group{f: f, pending: true}
+				groups[k] = gr
+				order = append(order, k)
+			}
+			gr.interactions = append(gr.interactions, f.Interaction)
+			gr.pending = gr.pending && f.Pending
+		}
+	}
+	var out []rule.Finding
+	for _, k := range order {
+		gr := groups[k]
+		sev, on := pol.Severity(k.ruleID)
+		if !on {
+			continue
+		}
+		if gr.pending && sev == rule.Error {
+			sev = rule.Warning
+		}
+		f := gr.f
+		where := fmt.Sprintf("interaction %q", gr.interactions[0])
+		if n := len(gr.interactions); n > 1 {
+			where = fmt.Sprintf("%d interactions (%q, …)", n, gr.interactions[0])
+		}
+		msg := fmt.Sprintf("contract of consumer %s", f.Consumer)
+		if f.ConsumerVersion != "" {
+			msg += " " + f.ConsumerVersion
+		}
+		msg += fmt.Sprintf(", %s: %s", where, f.Message)
+		hint := ""
+		if f.Expires != nil {
+			hint = fmt.Sprintf("ends on %s", f.Expires.UTC().Format("2006-01-02"))
+		}
+		out = append(out, rule.Finding{RuleID: k.ruleID, Severity: sev, Subject: subject, Path: k.path, Message: msg, Hint: hint, Consumer: k.consumer})
+	}
+	Sort(out)
+	return out
+}
