@@ -289,7 +289,13 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 			Hint:    "keep the format, or publish the new format under a new subject"})
 		return out
 	}
-	f := c.p.Formats[cur.Format]
+	f, err := c.p.checker(cur)
+	if err != nil {
+		out.status = StatusInvalid
+		keep(rule.Finding{RuleID: RuleSchemaInvalid, Severity: rule.Error, Subject: s.Name, File: cur.File,
+			Message: oneLine(err), Hint: "fix protobuf_profile in charter.yaml (charter rules lists the profiles); nothing else was checked for this subject"})
+		return out
+	}
 	var previous []compat.Previous
 	for _, pv := range s.Prior.Versions {
 		if pv.Err != nil {

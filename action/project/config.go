@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -62,6 +63,10 @@ type Config struct {
 	// PII tunes the PII policy `charter check` applies to changed
 	// subjects.
 	PII PIIConfig `yaml:"pii"`
+	// ProtobufProfile selects the compatibility rules of Protobuf
+	// subjects whose mapping sets none: CONFLUENT (the default), WIRE or
+	// WIRE_JSON (protobuf.ProfileNames).
+	ProtobufProfile string `yaml:"protobuf_profile"`
 
 	exclude globs
 }
@@ -128,6 +133,9 @@ type Mapping struct {
 	ImportPaths []string          `yaml:"import_paths"`
 	// Metadata is the data-contract metadata of the entry's subjects.
 	Metadata *MetadataConfig `yaml:"metadata"`
+	// ProtobufProfile selects the compatibility rules of the entry's
+	// Protobuf subjects, over the top-level protobuf_profile.
+	ProtobufProfile string `yaml:"protobuf_profile"`
 
 	files, exclude globs
 	format         compat.SchemaType
@@ -254,6 +262,9 @@ func (c *Config) prepare(name string, root *yaml.Node) error {
 	if c.exclude, err = compileGlobs(c.Exclude); err != nil {
 		return fail([]string{"exclude"}, err.Error())
 	}
+	if _, err := protobuf.ProfileByName(c.ProtobufProfile); err != nil {
+		return fail([]string{"protobuf_profile"}, err.Error())
+	}
 	for i := range c.Schemas {
 		m := &c.Schemas[i]
 		at := []string{"schemas", strconv.Itoa(i)}
@@ -274,6 +285,9 @@ func (c *Config) prepare(name string, root *yaml.Node) error {
 		}
 		if strings.Contains(m.Topic, "{topic}") || strings.Contains(m.Topic, "{record}") {
 			return fail(append(at, "topic"), "topic may use {name} and {dir} only")
+		}
+		if _, err := protobuf.ProfileByName(m.ProtobufProfile); err != nil {
+			return fail(append(at, "protobuf_profile"), err.Error())
 		}
 		for _, p := range m.ImportPaths {
 			if path.IsAbs(p) || strings.HasPrefix(path.Clean(p), "..") {
@@ -373,6 +387,16 @@ func (c *Config) LevelFor(subject string, m *Mapping) compat.Level {
 		}
 	}
 	return l
+}
+
+// ProtobufProfileFor returns the Protobuf rule profile of the subjects
+// mapped by m (nil for none): the mapping's, else the top-level one; ""
+// means the default, CONFLUENT.
+func (c *Config) ProtobufProfileFor(m *Mapping) string {
+	if m != nil && m.ProtobufProfile != "" {
+		return m.ProtobufProfile
+	}
+	return c.ProtobufProfile
 }
 
 // OverrideLevel returns the level that the mapping m or an override sets

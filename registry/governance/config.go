@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
 )
@@ -27,6 +28,11 @@ type PolicyConfig struct {
 	Envelope *Envelope `json:"envelope,omitempty"`
 	// PII configures the PII rules.
 	PII *PIIPolicy `json:"pii,omitempty"`
+	// ProtobufProfile selects the compatibility rules of Protobuf
+	// subjects: CONFLUENT (the default: Confluent Schema Registry's
+	// verdicts), WIRE or WIRE_JSON (buf's categories); see
+	// protobuf.ProfileNames.
+	ProtobufProfile string `json:"protobufProfile,omitempty"`
 }
 
 // Envelope names the fields an event envelope must carry
@@ -69,8 +75,8 @@ type PIIPolicy struct {
 }
 
 // MergePolicy returns global with every field that subject sets over it:
-// rule severities key by key, the TTL when set, envelope and PII settings
-// field by field.
+// rule severities key by key, the TTL and the Protobuf profile when set,
+// envelope and PII settings field by field.
 func MergePolicy(global, subject PolicyConfig) PolicyConfig {
 	out := global
 	out.Rules = maps.Clone(global.Rules)
@@ -82,6 +88,9 @@ func MergePolicy(global, subject PolicyConfig) PolicyConfig {
 	}
 	if subject.DeprecationTTLDays > 0 {
 		out.DeprecationTTLDays = subject.DeprecationTTLDays
+	}
+	if subject.ProtobufProfile != "" {
+		out.ProtobufProfile = subject.ProtobufProfile
 	}
 	if subject.Envelope != nil {
 		e := Envelope{}
@@ -152,7 +161,7 @@ func (c PolicyConfig) Severity(id string) (rule.Severity, bool) {
 }
 
 // Validate reports unknown rule IDs, unknown severities, a TTL out of
-// range and an unknown PII confidence. Configs are validated before they
+// range, an unknown Protobuf profile and an unknown PII confidence. Configs are validated before they
 // are stored, so an evaluation never meets a bad one.
 func (c PolicyConfig) Validate() error {
 	var errs []error
@@ -171,6 +180,9 @@ func (c PolicyConfig) Validate() error {
 	if c.Envelope != nil && c.Envelope.Path != "" && !strings.HasPrefix(c.Envelope.Path, ".") {
 		errs = append(errs, fmt.Errorf("envelope path %q must be a field path starting with '.'", c.Envelope.Path))
 	}
+	if _, err := protobuf.ProfileByName(c.ProtobufProfile); err != nil {
+		errs = append(errs, fmt.Errorf("protobufProfile: %w", err))
+	}
 	if c.PII != nil && c.PII.MinConfidence != "" {
 		var conf pii.Confidence
 		if err := conf.UnmarshalText([]byte(c.PII.MinConfidence)); err != nil {
@@ -184,8 +196,10 @@ func (c PolicyConfig) Validate() error {
 }
 
 // Normalize returns c with severity names lower-cased and spelled as
-// rule.Severity does ("warn" becomes "warning").
+// rule.Severity does ("warn" becomes "warning"), and the Protobuf profile
+// upper-cased.
 func (c PolicyConfig) Normalize() PolicyConfig {
+	c.ProtobufProfile = strings.ToUpper(c.ProtobufProfile)
 	if len(c.Rules) == 0 {
 		return c
 	}
