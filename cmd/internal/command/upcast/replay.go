@@ -1,15 +1,21 @@
 package upcast
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"math"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,8 +52,10 @@ func newReplay(name string, deps Deps) *cobra.Command {
 		Long: `Upcast every event of a JSON Lines event log to the latest version of a subject (or
 --target) with the chain the registry defines, and write the upcast events to --out.
 Events are upcast --concurrency at a time, in log order per key. Failed events go to
---dead with their stored bytes and the reason; without --dead the first failure stops the
-replay. Prints the counts of events, of upcasts per step and of failures per kind; exits
+--dead with their stored bytes and the reason; without --dead the first failed event in
+log order stops the replay and neither file is written (the outcome is the same for every
+--concurrency). --out and --dead are written under temporary names and renamed at the
+end, so a stopped run leaves no half-written file. Prints the counts of events, of upcasts per step and of failures per kind; exits
 1 when an event failed or a version has no path to the target.
 
 A progress bar is drawn on stderr when it is a terminal, plain counts every few seconds
@@ -138,22 +146,33 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		return err
 	}
 
-	out, err := create(f.out)
+	// Both files are written under temporary names and renamed when the
+	// replay has gone through the whole log: a stopped run leaves
+	// neither half-written.
+	out, err := createTemp(f.out)
 	if err != nil {
 		return err
 	}
-	defer out.Close()
-	ow := up.NewEventLogWriter(out)
+	defer out.abort()
+	ow := up.NewEventLogWriter(out.f)
 	ropts := []up.ReplayOption{up.WithConcurrency(f.concurrency), up.WithTotal(total)}
+	source := up.ReadEvents(in)
 	var dw *up.EventLogWriter
+	var dead *tempFile
+	var first *firstFailure
 	if f.dead != "" {
-		dead, err := create(f.dead)
-		if err != nil {
+		if dead, err = createTemp(f.dead); err != nil {
 			return err
 		}
-		defer dead.Close()
-		dw = up.NewEventLogWriter(dead)
+		defer dead.abort()
+		dw = up.NewEventLogWriter(dead.f)
 		ropts = append(ropts, up.WithDeadLetter(dw.DeadLetter))
+	} else {
+		// Without --dead the earliest failed event in log order stops the
+		// run, whatever the concurrency.
+		first = newFirstFailure()
+		source = first.source(source)
+		ropts = append(ropts, up.WithDeadLetter(first.deadLetter))
 	}
 	if !f.noProgress {
 		stderr := cmd.ErrOrStderr()
@@ -165,11 +184,12 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		}
 	}
 
-	st, rerr := up.Replay(cmd.Context(), u, up.ReadEvents(in), ow.Sink, ropts...)
-	if err := ow.Flush(); err != nil && rerr == nil {
-		rerr = fmt.Errorf("%s: %w", f.out, err)
+	st, rerr := up.Replay(cmd.Context(), u, source, ow.Sink, ropts...)
+	var stopped *up.Error
+	if first != nil && rerr == nil {
+		stopped = first.err
 	}
-	if err := out.Close(); err != nil && rerr == nil {
+	if err := ow.Flush(); err != nil && rerr == nil {
 		rerr = fmt.Errorf("%s: %w", f.out, err)
 	}
 	sum := replaySummary{Subject: f.subject, Target: chain.Target(), Stats: st, Out: f.out, Written: ow.Count()}
@@ -179,9 +199,20 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		}
 		sum.Dead, sum.DeadLetters = f.dead, dw.Count()
 	}
-	var stopped *up.Error
 	if rerr != nil && !errors.As(rerr, &stopped) {
 		return rerr // a source, sink or dead-letter error: not about an event
+	}
+	if stopped == nil {
+		if err := out.commit(); err != nil {
+			return err
+		}
+		if dead != nil {
+			if err := dead.commit(); err != nil {
+				return err
+			}
+		}
+	} else {
+		sum.Written = 0 // out is removed, not renamed
 	}
 	if stopped != nil {
 		sum.StoppedAt = &replayStop{ID: stopped.EventID, Kind: stopped.Kind.Error(), Message: stopped.Error()}
@@ -202,13 +233,98 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 	return nil
 }
 
-// create creates (or truncates) an output file.
-func create(path string) (*os.File, error) {
-	fh, err := os.Create(path)
+// tempFile is an output file written under a temporary name next to its
+// path and renamed to it by commit; abort (deferred) removes it unless it
+// was committed.
+type tempFile struct {
+	f    *os.File
+	path string
+	done bool
+}
+
+// createTemp creates the temporary file of an output path in its
+// directory (so the rename stays on one file system).
+func createTemp(path string) (*tempFile, error) {
+	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, unwrapPath(err))
 	}
-	return fh, nil
+	return &tempFile{f: fh, path: path}, nil
+}
+
+// commit closes the file and renames it to its path.
+func (t *tempFile) commit() error {
+	if err := t.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, unwrapPath(err))
+	}
+	if err := os.Rename(t.f.Name(), t.path); err != nil {
+		return fmt.Errorf("write %s: %w", t.path, unwrapPath(err))
+	}
+	t.done = true
+	return nil
+}
+
+// abort removes the file unless commit renamed it.
+func (t *tempFile) abort() {
+	if t.done {
+		return
+	}
+	_ = t.f.Close()
+	_ = os.Remove(t.f.Name())
+}
+
+// firstFailure is the dead letter of a replay without --dead: it keeps
+// the failed event that comes first in the log and makes the source stop
+// after it. Every event before that one has been read by then and runs to
+// its end, so the failure kept is the same for every concurrency. Events
+// are told apart by their id (ReadEvents defaults it to "line N").
+type firstFailure struct {
+	mu   sync.Mutex
+	pos  map[string]int64 // position in the log of each id, the first one
+	at   int64            // position of err
+	err  *up.Error
+	stop atomic.Int64 // the source yields no event past this position
+}
+
+func newFirstFailure() *firstFailure {
+	ff := &firstFailure{pos: map[string]int64{}}
+	ff.stop.Store(math.MaxInt64)
+	return ff
+}
+
+// source numbers the events of src and stops after the first failure.
+func (ff *firstFailure) source(src iter.Seq2[up.Event, error]) iter.Seq2[up.Event, error] {
+	return func(yield func(up.Event, error) bool) {
+		var n int64
+		for ev, err := range src {
+			if err == nil {
+				if n > ff.stop.Load() {
+					return
+				}
+				ff.mu.Lock()
+				if _, ok := ff.pos[ev.ID]; !ok {
+					ff.pos[ev.ID] = n
+				}
+				ff.mu.Unlock()
+				n++
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// deadLetter implements up.DeadLetter: it keeps e when ev comes before
+// the failure kept so far.
+func (ff *firstFailure) deadLetter(_ context.Context, ev up.Event, e *up.Error) error {
+	ff.mu.Lock()
+	defer ff.mu.Unlock()
+	if p := ff.pos[ev.ID]; ff.err == nil || p < ff.at {
+		ff.err, ff.at = e, p
+		ff.stop.Store(p)
+	}
+	return nil
 }
 
 func every(d, def time.Duration) time.Duration {
@@ -250,6 +366,13 @@ type replayStop struct {
 }
 
 func (s replaySummary) renderText(w io.Writer) {
+	if s.StoppedAt != nil {
+		// Counts after a stop depend on how many events were in flight:
+		// only what does not is printed.
+		fmt.Fprintf(w, "replay %s → v%d: FAIL at event %s: %s\n", s.Subject, s.Target, s.StoppedAt.ID, s.StoppedAt.Message)
+		fmt.Fprintf(w, "nothing written to %s: without --dead the first failed event stops the replay (--dead FILE sets failed events aside)\n", s.Out)
+		return
+	}
 	st := s.Stats
 	// Events handled; after a stop, events already read but not handled
 	// are left out (how many depends on timing).
@@ -273,9 +396,6 @@ func (s replaySummary) renderText(w io.Writer) {
 		fmt.Fprintf(w, ", %s to %s", plural(int(s.DeadLetters), "dead letter"), s.Dead)
 	}
 	fmt.Fprintln(w)
-	if s.StoppedAt != nil {
-		fmt.Fprintf(w, "FAIL stopped at event %s (no --dead): %s\n", s.StoppedAt.ID, s.StoppedAt.Message)
-	}
 }
 
 func (s replaySummary) renderJSON(w io.Writer) error {

@@ -318,3 +318,73 @@ func TestReplayErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayStopSameForEveryConcurrency: without --dead, the first failed
+// event in log order stops the replay at every --concurrency, and neither
+// the output nor a temporary file is left: an --out that existed keeps its
+// content. With every event good, the output is the same set of events.
+func TestReplayStopSameForEveryConcurrency(t *testing.T) {
+	t.Parallel()
+	reg := newRegistry(t, centsToAmount)
+	// 60 good events, then from position 40 on an event of an unknown
+	// schema ID, a truncated one and more unknown ones.
+	logOf := func(t *testing.T, dir string, bad bool) string {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		for i := range 60 {
+			o := orders[i%len(orders)]
+			o.id = fmt.Sprintf("%s-%d", o.id, i)
+			if err := enc.Encode(up.LogEvent{ID: o.id, Key: fmt.Sprintf("k%d", i%13), Payload: encodeOrder(t, o)}); err != nil {
+				t.Fatal(err)
+			}
+			if bad && i >= 40 && i%5 == 0 {
+				_ = enc.Encode(up.LogEvent{ID: fmt.Sprintf("unknown-%d", i), Key: fmt.Sprintf("u%d", i), Payload: up.AppendWire(nil, 9)})
+			}
+			if bad && i == 47 {
+				_ = enc.Encode(up.LogEvent{ID: "trunc", Key: "dan", Version: 1, Payload: []byte{0x06, 'o'}})
+			}
+		}
+		path := filepath.Join(dir, "events.jsonl")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, bad := range []bool{true, false} {
+		var first string // stdout of the first run, and its output
+		var firstOut string
+		for _, conc := range []string{"1", "8", "8", "8", "8", "8"} {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out.jsonl")
+			if err := os.WriteFile(out, []byte("kept\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := run(t, "upcast", "replay", "--registry", reg, "--subject", "OrderPlaced", "--no-progress",
+				"--in", logOf(t, dir, bad), "--out", out, "--concurrency", conc)
+			stdout = strings.ReplaceAll(stdout, dir, "DIR")
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 2 {
+				t.Errorf("bad=%v concurrency %s: %d files in the directory, want events.jsonl and out.jsonl", bad, conc, len(entries))
+			}
+			if bad {
+				want := "replay OrderPlaced → v3: FAIL at event unknown-40: "
+				if code != 1 || !strings.HasPrefix(stdout, want) || string(raw) != "kept\n" || stderr != "" {
+					t.Errorf("concurrency %s: exit %d, out of %d bytes (untouched: %v), stderr %q, stdout:\n%s\nwant exit 1, out untouched, stdout starting %q", conc, code, len(raw), string(raw) == "kept\n", stderr, stdout, want)
+				}
+			} else if code != 0 || strings.Count(string(raw), "\n") != 60 {
+				t.Errorf("concurrency %s: exit %d, %d events written, want 0 and 60\n%s%s", conc, code, strings.Count(string(raw), "\n"), stdout, stderr)
+			}
+			if first == "" {
+				first, firstOut = stdout, sortedLines(string(raw))
+				continue
+			}
+			if stdout != first || sortedLines(string(raw)) != firstOut {
+				t.Errorf("bad=%v: concurrency %s differs from concurrency 1:\n%s\nwant:\n%s", bad, conc, stdout, first)
+			}
+		}
+	}
+}
