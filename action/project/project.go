@@ -36,7 +36,10 @@
 // [Check] compares each subject with its baseline versions at the
 // subject's level with [compat.Check]: the level its schemas entry or an
 // override sets, else, against a registry, the registry's own level for
-// the subject, else defaults.level. It reports the project rules of
+// the subject, else defaults.level. Protobuf subjects are checked with the
+// rule profile (CONFLUENT, WIRE or WIRE_JSON) that protobuf_profile gives
+// their schemas entry, else the top-level one, else CONFLUENT. It reports
+// the project rules of
 // [Rules] (unparsable schemas, format changes, subjects that disappear).
 // Governance gates (consumer contracts, PII, deprecation TTLs, ownership,
 // semantic versions) plug in as [Evaluator] functions. Findings carry the
