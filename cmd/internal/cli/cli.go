@@ -20,6 +20,7 @@ import (
 	deletecmd "github.com/charter-dev/charter/cmd/internal/command/delete"
 	"github.com/charter-dev/charter/cmd/internal/command/deprecate"
 	"github.com/charter-dev/charter/cmd/internal/command/diff"
+	"github.com/charter-dev/charter/cmd/internal/command/dismiss"
 	"github.com/charter-dev/charter/cmd/internal/command/export"
 	"github.com/charter-dev/charter/cmd/internal/command/extend"
 	"github.com/charter-dev/charter/cmd/internal/command/get"
@@ -99,6 +100,7 @@ func NewRootCommand(env Env) *cobra.Command {
 		deprecate.NewCommand("deprecate", deprecate.Deps{}),
 		extend.NewCommand("extend", extend.Deps{}),
 		tags.NewCommand("tags", tags.Deps{}),
+		dismiss.NewCommand("dismiss", dismiss.Deps{}),
 		changelog.NewCommand("changelog", changelog.Deps{}),
 		audit.NewCommand("audit", audit.Deps{}),
 		lineagecmd.NewCommand("lineage", lineagecmd.Deps{}),
