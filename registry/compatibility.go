@@ -81,7 +81,11 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 			// One given version: the transitive variant means the same.
 			level = compat.Level(strings.TrimSuffix(string(level), "_TRANSITIVE"))
 		}
-		res, olds, err := s.checkCompatibility(ctx, tx, f, cand.parsed, level, against)
+		checker, err := subjectFormat(ctx, tx, f, subject)
+		if err != nil {
+			return err
+		}
+		res, olds, err := s.checkCompatibility(ctx, tx, checker, cand.parsed, level, against)
 		if err != nil {
 			return err
 		}

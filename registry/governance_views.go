@@ -237,6 +237,9 @@ func (s *Service) versionRecords(ctx context.Context, tx Tx, g GovernanceTx, sub
 					cfg, pol = &c, &pc
 				}
 				f, _ := s.format(p.Type())
+				if f, err = withPolicyProfile(f, *pol); err != nil {
+					return nil, err
+				}
 				c := governance.Classify(governance.ClassifyInput{Format: f, Level: cfg.Compatibility, Previous: *prev, Current: cur,
 					TTLDays: pol.TTLDays(), Deprecations: deps})
 				rec.Bump, rec.Changes = c.Bump, c.Changes

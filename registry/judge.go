@@ -45,9 +45,13 @@ type judgeRequest struct {
 // judge that registration, the dry run and `charter check --against
 // registry` share.
 func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, error) {
-	in := gate.Input{Subject: r.subject, Now: r.now, Format: r.format, Level: r.level, Existing: r.existing,
-		Candidate: governance.Version{Version: r.version, Schema: r.cand.parsed, Metadata: r.cand.schema.Metadata, RuleSet: r.cand.schema.RuleSet}}
 	var j judgement
+	f, err := subjectFormat(ctx, tx, r.format, r.subject)
+	if err != nil {
+		return j, err
+	}
+	in := gate.Input{Subject: r.subject, Now: r.now, Format: f, Level: r.level, Existing: r.existing,
+		Candidate: governance.Version{Version: r.version, Schema: r.cand.parsed, Metadata: r.cand.schema.Metadata, RuleSet: r.cand.schema.RuleSet}}
 	if !r.existing {
 		prev, olds, err := s.previousVersions(ctx, tx, r.level, r.against)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -174,8 +175,7 @@ func (s *Service) format(t compat.SchemaType) (compat.Format, error) {
 	for i, t := range s.types {
 		names[i] = string(t)
 	}
-	switch t {
-	case compat.Avro, compat.Protobuf, compat.JSON:
+	if _, known := formats.ByType(t); known {
 		return nil, srerr.New(srerr.ErrInvalidSchema,
 			"Invalid schema: schema type %s is not supported by this server yet; supported types: %s", t, strings.Join(names, ", "))
 	}

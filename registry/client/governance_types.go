@@ -29,6 +29,9 @@ type PolicyConfig struct {
 	DeprecationTTLDays int               `json:"deprecationTtlDays,omitempty"`
 	Envelope           *Envelope         `json:"envelope,omitempty"`
 	PII                *PIIPolicy        `json:"pii,omitempty"`
+	// ProtobufProfile selects the rules of Protobuf subjects: CONFLUENT
+	// (the default), WIRE or WIRE_JSON.
+	ProtobufProfile string `json:"protobufProfile,omitempty"`
 }
 
 // Envelope configures EVENT_ENVELOPE_INCOMPLETE: the names accepted per
