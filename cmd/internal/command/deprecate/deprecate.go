@@ -33,6 +33,9 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 		reason, replacement string
 		ttl                 int
 		list, undo          bool
+		calendarOn          bool
+		subject             string
+		within              int
 	)
 	cmd := &cobra.Command{
 		Use:   name + " SUBJECT ITEM",
@@ -45,12 +48,28 @@ extension covers them (charter extend). Deprecating an item again changes its
 reason, replacement and TTL.
 
 --list shows the deprecations of SUBJECT (of every subject without one);
---undo withdraws the deprecation of ITEM.`,
+--undo withdraws the deprecation of ITEM.
+
+--calendar lists the coming expiries, soonest first, of every subject or of
+--subject, with the consumers that still read each field (a published pact or a
+declared lineage: the field cannot be removed while they do) and who holds an
+extension until when; --within DAYS keeps those expiring within DAYS days.`,
 		Example: `  charter deprecate shipments-value .carrier_code --replacement .carrier --reason 'carriers are records now'
   charter deprecate shipments-value version:2 --ttl-days 30
   charter deprecate --list shipments-value
-  charter deprecate --undo shipments-value .carrier_code`,
+  charter deprecate --undo shipments-value .carrier_code
+  charter deprecate --calendar --within 30
+  charter deprecate --calendar --subject shipments-value -o json`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if calendarOn {
+				if len(args) > 0 {
+					return fmt.Errorf("--calendar takes no arguments: name one subject with --subject %s", args[0])
+				}
+				return nil
+			}
+			if cmd.Flags().Changed("subject") || cmd.Flags().Changed("within") {
+				return fmt.Errorf("--subject and --within go with --calendar")
+			}
 			if list {
 				return cobra.MaximumNArgs(1)(cmd, args)
 			}
@@ -64,6 +83,21 @@ reason, replacement and TTL.
 			ctx, out := cmd.Context(), cmd.OutOrStdout()
 			var ds []client.DeprecationStatus
 			switch {
+			case calendarOn:
+				if cmd.Flags().Changed("within") && (within < 0 || within > governance.MaxTTLDays) {
+					return fmt.Errorf("--within %d: want 0 to %d days", within, governance.MaxTTLDays)
+				}
+				if !cmd.Flags().Changed("within") {
+					within = -1
+				}
+				es, err := calendar(ctx, cl, subject, within)
+				if err != nil {
+					return err
+				}
+				if c.Format == "json" {
+					return global.WriteJSON(out, es)
+				}
+				return printCalendar(out, es, within)
 			case list && len(args) == 0:
 				if ds, err = cl.AllDeprecations(ctx); err != nil {
 					return fmt.Errorf("list deprecations: %w", err)
@@ -107,7 +141,10 @@ reason, replacement and TTL.
 	f.IntVar(&ttl, "ttl-days", 0, "days until the deprecation expires, 1 to 3650; 0 or unset takes the subject's policy TTL (default 90)")
 	f.BoolVar(&list, "list", false, "list the deprecations of SUBJECT, or of every subject")
 	f.BoolVar(&undo, "undo", false, "withdraw the deprecation of ITEM")
-	cmd.MarkFlagsMutuallyExclusive("list", "undo")
+	f.BoolVar(&calendarOn, "calendar", false, "list the coming expiries, soonest first, with what still blocks each")
+	f.StringVar(&subject, "subject", "", "with --calendar: only this subject")
+	f.IntVar(&within, "within", 0, "with --calendar: only expiries within this many days")
+	cmd.MarkFlagsMutuallyExclusive("list", "undo", "calendar")
 	return cmd
 }
 
