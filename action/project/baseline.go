@@ -43,6 +43,10 @@ type BaselineSet struct {
 	// Levels are the levels the baseline applies to subjects asked
 	// without one (the registry's config of each subject).
 	Levels map[string]compat.Level
+	// ProtobufProfiles are the Protobuf rule profiles the baseline
+	// applies to its Protobuf subjects (the registry's governance policy
+	// protobufProfile of each); absent or "" for the default.
+	ProtobufProfiles map[string]string
 }
 
 // Prior is a subject as the baseline has it.

@@ -135,6 +135,7 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.profiles = set.ProtobufProfiles
 	for name, l := range set.Levels {
 		if sub, ok := c.bySubject[name]; ok && !sub.levelSet && l != "" {
 			sub.Level = l
@@ -195,6 +196,8 @@ type checker struct {
 	against   string
 	bySubject map[string]*Subject
 	unnamed   []*Schema // files that name no subject
+	// profiles are the baseline's Protobuf rule profiles by subject.
+	profiles map[string]string
 
 	mu       sync.Mutex
 	findings []rule.Finding
@@ -289,7 +292,7 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 			Hint:    "keep the format, or publish the new format under a new subject"})
 		return out
 	}
-	f, err := c.p.checker(cur)
+	f, err := c.p.checker(cur, c.profiles[s.Name])
 	if err != nil {
 		out.status = StatusInvalid
 		keep(rule.Finding{RuleID: RuleSchemaInvalid, Severity: rule.Error, Subject: s.Name, File: cur.File,

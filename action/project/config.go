@@ -64,8 +64,9 @@ type Config struct {
 	// subjects.
 	PII PIIConfig `yaml:"pii"`
 	// ProtobufProfile selects the compatibility rules of Protobuf
-	// subjects whose mapping sets none: CONFLUENT (the default), WIRE or
-	// WIRE_JSON (protobuf.ProfileNames).
+	// subjects whose mapping sets none, unless the registry checked
+	// against sets one (as defaults.level): CONFLUENT (the default), WIRE
+	// or WIRE_JSON (protobuf.ProfileNames).
 	ProtobufProfile string `yaml:"protobuf_profile"`
 
 	exclude globs
@@ -387,16 +388,6 @@ func (c *Config) LevelFor(subject string, m *Mapping) compat.Level {
 		}
 	}
 	return l
-}
-
-// ProtobufProfileFor returns the Protobuf rule profile of the subjects
-// mapped by m (nil for none): the mapping's, else the top-level one; ""
-// means the default, CONFLUENT.
-func (c *Config) ProtobufProfileFor(m *Mapping) string {
-	if m != nil && m.ProtobufProfile != "" {
-		return m.ProtobufProfile
-	}
-	return c.ProtobufProfile
 }
 
 // OverrideLevel returns the level that the mapping m or an override sets

@@ -6,10 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/project/projecttest"
+	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/registry/client"
 )
 
 // TestProtobufProfile checks testdata/profiles/head against base (a field
@@ -38,14 +42,7 @@ func TestProtobufProfile(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			text, err := os.ReadFile(filepath.Join("testdata", "profiles", "head", "order.proto"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, filepath.Join(dir, "order.proto"), string(text))
-			writeFile(t, filepath.Join(dir, "charter.yaml"), "version: 1\n"+tc.config)
-			res, err := project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.DirBaseline(base)})
+			res, err := project.Check(context.Background(), headProject(t, tc.config), project.Options{Baseline: project.DirBaseline(base)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,6 +51,67 @@ func TestProtobufProfile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProtobufProfileAgainstRegistry: against a registry, the subject's
+// governance policy protobufProfile applies unless its schemas entry sets
+// protobuf_profile; it wins over the top-level protobuf_profile, as the
+// registry's level wins over defaults.level.
+func TestProtobufProfileAgainstRegistry(t *testing.T) {
+	t.Parallel()
+	c, url := projecttest.Registry(t)
+	ctx := t.Context()
+	base, err := os.ReadFile(filepath.Join("testdata", "profiles", "base", "order.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{"order-value", "plain-value"} {
+		if _, err := c.Register(ctx, subject, client.NewSchema{Type: compat.Protobuf, Text: string(base)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.SetPolicy(ctx, "order-value", client.PolicyConfig{ProtobufProfile: "WIRE_JSON"}); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		number = "error PROTO_FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
+		name   = "error PROTO_FIELD_NO_DELETE_UNLESS_NAME_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
+	)
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"the registry's policy", "schemas:\n  - files: \"*.proto\"\n", name + number},
+		{"over the top level", "protobuf_profile: CONFLUENT\nschemas:\n  - files: \"*.proto\"\n", name + number},
+		{"the entry wins", "schemas:\n  - files: \"*.proto\"\n    protobuf_profile: WIRE\n", number},
+		{"no policy: the top level", "protobuf_profile: WIRE\nschemas:\n  - files: \"*.proto\"\n    subject: plain-value\n",
+			strings.ReplaceAll(number, "order-value", "plain-value")},
+		{"no policy, no setting", "schemas:\n  - files: \"*.proto\"\n    subject: plain-value\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := project.Check(ctx, headProject(t, tc.config), project.Options{Baseline: project.RegistryBaseline(c, url)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := briefs(res.Findings); got != tc.want {
+				t.Errorf("findings:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// headProject is testdata/profiles/head in a temporary directory with a
+// charter.yaml of version 1 and config.
+func headProject(t *testing.T, config string) *project.Project {
+	t.Helper()
+	dir := t.TempDir()
+	text, err := os.ReadFile(filepath.Join("testdata", "profiles", "head", "order.proto"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "order.proto"), string(text))
+	writeFile(t, filepath.Join(dir, "charter.yaml"), "version: 1\n"+config)
+	return mustFind(t, dir)
 }
 
 // TestProtobufProfileConfigErrors: an unknown profile is refused with the

@@ -23,6 +23,14 @@ type RegistrySource interface {
 
 var _ RegistrySource = (*client.Client)(nil)
 
+// policySource is the optional part of a RegistrySource that reads
+// Charter's governance policy; *client.Client implements it.
+type policySource interface {
+	EffectivePolicy(ctx context.Context, subject string) (client.PolicyConfig, error)
+}
+
+var _ policySource = (*client.Client)(nil)
+
 // registryConcurrency bounds the requests one check sends at a time.
 const registryConcurrency = 8
 
@@ -36,7 +44,10 @@ type registryBaseline struct {
 // url names the registry in reports. A subject is checked at the level
 // charter.yaml's mapping or overrides give it, else at the level the
 // registry applies to it (GET /config/{subject}?defaultToGlobal=true), as
-// registering it would be.
+// registering it would be. Protobuf subjects are checked with the rule
+// profile of the registry's governance policy (protobufProfile) unless
+// their schemas entry sets protobuf_profile; a registry without Charter's
+// governance API (Confluent's) gives the default, CONFLUENT.
 func RegistryBaseline(src RegistrySource, url string) Baseline {
 	return &registryBaseline{src: src, url: url}
 }
@@ -55,7 +66,7 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		subjects = append(subjects, s)
 	}
 	sort.Strings(subjects)
-	set := &BaselineSet{Subjects: map[string]*Prior{}, Levels: map[string]compat.Level{}}
+	set := &BaselineSet{Subjects: map[string]*Prior{}, Levels: map[string]compat.Level{}, ProtobufProfiles: map[string]string{}}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -77,6 +88,10 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 			if err == nil {
 				prior, err = b.subject(ctx, p, refs, subject, level)
 			}
+			profile := ""
+			if err == nil && prior != nil && prior.Format == compat.Protobuf {
+				profile = b.protobufProfile(ctx, subject)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -90,6 +105,9 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 			}
 			if prior != nil {
 				set.Subjects[subject] = prior
+			}
+			if profile != "" {
+				set.ProtobufProfiles[subject] = profile
 			}
 		}()
 	}
@@ -110,6 +128,21 @@ func (b *registryBaseline) level(ctx context.Context, subject string) (compat.Le
 		return compat.DefaultLevel, nil
 	}
 	return cfg.Compatibility, nil
+}
+
+// protobufProfile returns the Protobuf rule profile of the registry's
+// governance policy for subject, "" for the default or when the registry
+// has no governance API.
+func (b *registryBaseline) protobufProfile(ctx context.Context, subject string) string {
+	ps, ok := b.src.(policySource)
+	if !ok {
+		return ""
+	}
+	pol, err := ps.EffectivePolicy(ctx, subject)
+	if err != nil {
+		return ""
+	}
+	return pol.ProtobufProfile
 }
 
 func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string, level compat.Level) (*Prior, error) {
