@@ -427,37 +427,3 @@ func (s *Service) Exposure(ctx context.Context, subject, tag string) ([]lineage.
 	}
 	return g.Exposure(tag), nil
 }
-
-// LineageConsumers is the registry.ConsumerSource of the lineage graph:
-// the services that consume a subject now (declared or through a
-// published contract), sorted. Wire it with
-// WithConsumers(LineageConsumers{Store: store}); it reads the store in its
-// own read transaction (a registration being evaluated does not change
-// lineage).
-type LineageConsumers struct {
-	Store Store
-}
-
-// Consumers implements ConsumerSource.
-func (l LineageConsumers) Consumers(ctx context.Context, subject string) ([]string, error) {
-	out := []string{}
-	err := l.Store.View(ctx, func(tx Tx) error {
-		g, ok := tx.(GovernanceTx)
-		if !ok {
-			return nil
-		}
-		chs, err := lineageChanges(ctx, g, subject, 0)
-		if err != nil {
-			return err
-		}
-		for _, c := range lineage.Replay(chs, time.Time{}).Consumers {
-			out = append(out, c.Service)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("lineage consumers of %q: %w", subject, err)
-	}
-	sort.Strings(out)
-	return out, nil
-}
