@@ -87,7 +87,8 @@ func (r ContractRecord) Contract() (*contracts.Contract, error) {
 // version or no subject; 40401 for a subject with no live version. A
 // contract that the latest schema breaks is stored all the same (the
 // consumer may be ahead of the producer): its Verification says so.
-func (s *Service) PublishContract(ctx context.Context, req PublishContractRequest) (ContractRecord, error) {
+func (cr *ContractRegistry) PublishContract(ctx context.Context, req PublishContractRequest) (ContractRecord, error) {
+	s := cr.s
 	p, err := contracts.ParsePact(req.Pact)
 	if err != nil {
 		return ContractRecord{}, errInvalidGovernance("Invalid contract: %v", err)
@@ -171,7 +172,8 @@ func contractSummary(r ContractRecord) any {
 
 // Contracts returns the contracts published for subject ("" for every
 // subject), by subject and consumer.
-func (s *Service) Contracts(ctx context.Context, subject string) ([]ContractRecord, error) {
+func (cr *ContractRegistry) Contracts(ctx context.Context, subject string) ([]ContractRecord, error) {
+	s := cr.s
 	var out []ContractRecord
 	err := s.gview(ctx, "list contracts", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -183,7 +185,8 @@ func (s *Service) Contracts(ctx context.Context, subject string) ([]ContractReco
 
 // Contract returns the contract consumer published for subject. Errors:
 // 40480 none.
-func (s *Service) Contract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
+func (cr *ContractRegistry) Contract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
+	s := cr.s
 	var out ContractRecord
 	err := s.gview(ctx, "get contract", func(_ Tx, g GovernanceTx) error {
 		return getContract(ctx, g, subject, consumer, &out)
@@ -201,7 +204,8 @@ func getContract(ctx context.Context, g GovernanceTx, subject, consumer string, 
 
 // DeleteContract withdraws consumer's contract for subject and removes the
 // consumer from the subject's lineage. Errors: 40480 none.
-func (s *Service) DeleteContract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
+func (cr *ContractRegistry) DeleteContract(ctx context.Context, subject, consumer string) (ContractRecord, error) {
+	s := cr.s
 	var out ContractRecord
 	err := s.gupdate(ctx, "delete contract", func(tx Tx, g GovernanceTx) error {
 		if err := getContract(ctx, g, subject, consumer, &out); err != nil {
@@ -241,7 +245,8 @@ type ContractVerification struct {
 // proposed schema of req, as the next registration would, without
 // registering it. Errors: as Register's for invalid input (42201, 42208,
 // 42209); 40401 when the subject has no live version.
-func (s *Service) VerifyContracts(ctx context.Context, subject string, req RegisterRequest) (ContractVerification, error) {
+func (cr *ContractRegistry) VerifyContracts(ctx context.Context, subject string, req RegisterRequest) (ContractVerification, error) {
+	s := cr.s
 	if err := ValidateSubject(subject); err != nil {
 		return ContractVerification{}, err
 	}
@@ -307,3 +312,18 @@ func (s *Service) VerifyContracts(ctx context.Context, subject string, req Regis
 func errGovernanceNotFound(format string, args ...any) error {
 	return srerr.New(srerr.ErrGovernanceNotFound, format, args...)
 }
+
+// AddState adds the contracts published for subject to st.
+func (cr *ContractRegistry) AddState(ctx context.Context, _ Tx, g GovernanceTx, subject string, _ time.Time, st *governance.SubjectState) error {
+	recs, err := listRecords[ContractRecord](ctx, g, kindContract, subject, false)
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		st.Contracts = append(st.Contracts, governance.PublishedContract{Consumer: r.Consumer, ConsumerVersion: r.ConsumerVersion, Branch: r.Branch, Pact: r.Pact})
+	}
+	return nil
+}
+
+// Registered records nothing: contracts change through their own calls.
+func (cr *ContractRegistry) Registered(context.Context, GovernanceTx, Registered) error { return nil }

@@ -39,14 +39,14 @@ func BenchmarkVerifyContracts(b *testing.B) {
 	}
 	const contracts, interactions = 200, 10
 	for i := range contracts {
-		if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments", ConsumerVersion: "1",
+		if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments", ConsumerVersion: "1",
 			Pact: benchPact(fmt.Sprintf("team-%03d", i), interactions)}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := svc.VerifyContracts(ctx, "shipments", registry.RegisterRequest{Schema: shipNoCode})
+		v, err := svc.ContractRegistry().VerifyContracts(ctx, "shipments", registry.RegisterRequest{Schema: shipNoCode})
 		if err != nil {
 			b.Fatal(err)
 		}

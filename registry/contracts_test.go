@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/lineage"
@@ -29,7 +26,7 @@ func newContractService(t testing.TB) (*registry.Service, *clock) {
 	t.Helper()
 	c := &clock{now: day0}
 	st := openStore(t)
-	svc := registry.NewService(st, []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}},
+	svc := registry.NewService(st, formats.Formats(),
 		registry.WithClock(c.Now))
 	return svc, c
 }
@@ -81,7 +78,7 @@ func findingsOf(fs []rule.Finding, ruleID string) []string {
 
 func impactServices(t *testing.T, svc *registry.Service) []string {
 	t.Helper()
-	imp, err := svc.Impact(context.Background(), lineage.ImpactQuery{Subject: "shipments", Path: ".carrier_code", Change: lineage.ChangeDeprecate})
+	imp, err := svc.Lineage().Impact(context.Background(), lineage.ImpactQuery{Subject: "shipments", Path: ".carrier_code", Change: lineage.ChangeDeprecate})
 	if err != nil {
 		t.Fatalf("impact: %v", err)
 	}
@@ -114,10 +111,10 @@ func TestContractsAcceptance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.SetOwner(ctx, subject, governance.Owner{Team: "fulfillment", Contact: "fulfillment@acme.test"}); err != nil {
+	if _, err := svc.Governance().SetOwner(ctx, subject, governance.Owner{Team: "fulfillment", Contact: "fulfillment@acme.test"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: subject, Versions: []int{1, 2}}); err != nil {
+	if _, err := svc.Lineage().SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: subject, Versions: []int{1, 2}}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 12; i++ {
@@ -125,7 +122,7 @@ func TestContractsAcceptance(t *testing.T) {
 		if i <= 5 {
 			fields = append(fields, "carrier_code")
 		}
-		rec, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "1.0." + fmt.Sprint(i),
+		rec, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "1.0." + fmt.Sprint(i),
 			Branch: "main", Pact: shipmentPact(team(i), fields...)})
 		if err != nil {
 			t.Fatalf("publish %s: %v", team(i), err)
@@ -134,7 +131,7 @@ func TestContractsAcceptance(t *testing.T) {
 			t.Fatalf("%s's contract is broken by v2: %+v", team(i), rec.Verification.Findings)
 		}
 	}
-	if _, err := svc.Deprecate(ctx, subject, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"), TTLDays: 90,
+	if _, err := svc.Governance().Deprecate(ctx, subject, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"), TTLDays: 90,
 		Replacement: ".carrier", Reason: "carrier is a record now"}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +140,7 @@ func TestContractsAcceptance(t *testing.T) {
 	if got := impactServices(t, svc); !reflect.DeepEqual(got, want("", 1, 2, 3, 4, 5)) {
 		t.Fatalf("day 0 impact = %v", got)
 	}
-	res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
+	res, err := svc.Governance().Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +160,7 @@ func TestContractsAcceptance(t *testing.T) {
 	// Two teams migrate to carrier.
 	clk.Day(30)
 	for _, i := range []int{1, 2} {
-		if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "2.0.0",
+		if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "2.0.0",
 			Pact: shipmentPact(team(i), "id", "carrier")}); err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +174,7 @@ func TestContractsAcceptance(t *testing.T) {
 	// Day 90: keeping it is allowed with a warning naming the 3 still
 	// reading carrier_code without an extension.
 	clk.Day(90)
-	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
+	res, err = svc.Governance().Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +183,7 @@ func TestContractsAcceptance(t *testing.T) {
 	}
 	assertNames(t, "day 90", res.Findings, governance.RuleDeprecationExpiredRead, rule.Warning, 3, 4, 5)
 	// Each of the 3 fails its own verification.
-	ver, err := svc.VerifyContracts(ctx, subject, registry.RegisterRequest{Schema: shipV3})
+	ver, err := svc.ContractRegistry().VerifyContracts(ctx, subject, registry.RegisterRequest{Schema: shipV3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,13 +196,13 @@ func TestContractsAcceptance(t *testing.T) {
 
 	// 3 extensions for 30 days: keeping it passes with a notice.
 	for _, i := range []int{3, 4, 5} {
-		if _, err := svc.GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
+		if _, err := svc.Governance().GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 			Consumer: team(i), Days: 30, Reason: "migration scheduled", Approver: "fulfillment-lead"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	assertMigration(t, svc, "day 90", "expired 0 migrated [team-01@30 team-02@30] reading [] extended [team-03<30 team-04<30 team-05<30]")
-	res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
+	res, err = svc.Governance().Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +216,7 @@ func TestContractsAcceptance(t *testing.T) {
 	// The extensions end: keeping it warns again, and removing
 	// carrier_code fails with the 3 readers named, with default severities.
 	clk.Day(121)
-	if res, err = svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{}); err != nil || !res.Allowed {
+	if res, err = svc.Governance().Check(ctx, subject, registry.RegisterRequest{Schema: shipV3}, time.Time{}); err != nil || !res.Allowed {
 		t.Fatalf("day 121 keeping: allowed %v, err %v", res.Allowed, err)
 	}
 	assertNames(t, "day 121", res.Findings, governance.RuleDeprecationExpiredRead, rule.Warning, 3, 4, 5)
@@ -236,7 +233,7 @@ func TestContractsAcceptance(t *testing.T) {
 
 	// The 3 migrate: removing carrier_code is accepted.
 	for _, i := range []int{3, 4, 5} {
-		if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "2.0.0",
+		if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: subject, ConsumerVersion: "2.0.0",
 			Pact: shipmentPact(team(i), "id", "carrier")}); err != nil {
 			t.Fatal(err)
 		}
@@ -250,14 +247,14 @@ func TestContractsAcceptance(t *testing.T) {
 	}
 
 	// History: every publication is audited, lineage is versioned.
-	audit, err := svc.Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "contract."})
+	audit, err := svc.Governance().Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "contract."})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(audit) != 12+2+3 {
 		t.Errorf("contract audit entries = %d, want 17", len(audit))
 	}
-	d0, err := svc.LineageDeclarations(ctx, subject, day0)
+	d0, err := svc.Lineage().LineageDeclarations(ctx, subject, day0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +277,7 @@ func TestContractsAcceptance(t *testing.T) {
 // given teams.
 func assertGuarded(t *testing.T, svc *registry.Service, when, expiry string, teams ...int) {
 	t.Helper()
-	res, err := svc.Check(context.Background(), "shipments", registry.RegisterRequest{Schema: shipNoCode}, time.Time{})
+	res, err := svc.Governance().Check(context.Background(), "shipments", registry.RegisterRequest{Schema: shipNoCode}, time.Time{})
 	if err != nil {
 		t.Fatalf("%s: %v", when, err)
 	}
@@ -339,7 +336,7 @@ func assertNames(t *testing.T, when string, fs []rule.Finding, ruleID string, se
 // [team<daysLeft…]".
 func assertMigration(t *testing.T, svc *registry.Service, when, want string) {
 	t.Helper()
-	ms, err := svc.DeprecationMigrations(context.Background(), "shipments", ".carrier_code")
+	ms, err := svc.Governance().DeprecationMigrations(context.Background(), "shipments", ".carrier_code")
 	if err != nil {
 		t.Fatalf("%s: migration status: %v", when, err)
 	}
@@ -395,17 +392,17 @@ func TestPublishContractBadInput(t *testing.T) {
 		{"unknown subject", registry.PublishContractRequest{Subject: "parcels", ConsumerVersion: "1", Pact: good}, srerr.ErrSubjectNotFound, "parcels"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := svc.PublishContract(ctx, tc.req)
+			_, err := svc.ContractRegistry().PublishContract(ctx, tc.req)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.message) {
 				t.Fatalf("err = %v, want %v mentioning %q", err, tc.want, tc.message)
 			}
 		})
 	}
-	all, err := svc.Contracts(ctx, "")
+	all, err := svc.ContractRegistry().Contracts(ctx, "")
 	if err != nil || len(all) != 0 {
 		t.Fatalf("contracts stored after bad input: %d, %v", len(all), err)
 	}
-	chs, err := svc.LineageChanges(ctx, "", 0)
+	chs, err := svc.Lineage().LineageChanges(ctx, "", 0)
 	if err != nil || len(chs) != 0 {
 		t.Fatalf("lineage changes after bad input: %d, %v", len(chs), err)
 	}
@@ -425,12 +422,12 @@ func TestVerifyContractsProposed(t *testing.T) {
 		name   string
 		fields []string
 	}{{"billing", []string{"id", "carrier_code"}}, {"tracking", []string{"id"}}} {
-		if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments", ConsumerVersion: "1",
+		if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments", ConsumerVersion: "1",
 			Pact: shipmentPact(c.name, c.fields...)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	v, err := svc.VerifyContracts(ctx, "shipments", registry.RegisterRequest{Schema: shipNoCode})
+	v, err := svc.ContractRegistry().VerifyContracts(ctx, "shipments", registry.RegisterRequest{Schema: shipNoCode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +449,7 @@ func TestVerifyContractsProposed(t *testing.T) {
 		t.Fatalf("tracking findings = %+v", v.Contracts[1].Findings)
 	}
 	// The PII rule and the deprecation message name lineage consumers.
-	st, err := svc.State(ctx, "shipments", time.Time{})
+	st, err := svc.Governance().State(ctx, "shipments", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

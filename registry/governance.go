@@ -12,7 +12,6 @@ import (
 	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
-	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -148,7 +147,8 @@ func auditJSON(v any) (json.RawMessage, error) {
 
 // Owner returns the ownership record of subject (GET
 // /governance/subjects/{s}/owner). Errors: 40480 no owner recorded.
-func (s *Service) Owner(ctx context.Context, subject string) (governance.Owner, error) {
+func (gov *Governance) Owner(ctx context.Context, subject string) (governance.Owner, error) {
+	s := gov.s
 	var out governance.Owner
 	err := s.gview(ctx, "get owner", func(_ Tx, g GovernanceTx) error {
 		ok, err := getRecord(ctx, g, kindOwner, subject, "", &out)
@@ -162,7 +162,8 @@ func (s *Service) Owner(ctx context.Context, subject string) (governance.Owner, 
 
 // Owners returns every ownership record, by subject (GET
 // /governance/owners); with team set, only that team's.
-func (s *Service) Owners(ctx context.Context, team string) ([]governance.Owner, error) {
+func (gov *Governance) Owners(ctx context.Context, team string) ([]governance.Owner, error) {
+	s := gov.s
 	var out []governance.Owner
 	err := s.gview(ctx, "list owners", func(_ Tx, g GovernanceTx) error {
 		all, err := listRecords[governance.Owner](ctx, g, kindOwner, "", true)
@@ -183,7 +184,8 @@ func (s *Service) Owners(ctx context.Context, team string) ([]governance.Owner, 
 // SetOwner records o as the owner of subject, replacing any earlier owner
 // (PUT /governance/subjects/{s}/owner); the subject need not have versions
 // yet. Errors: 42208 invalid subject; 42283 no team or contact.
-func (s *Service) SetOwner(ctx context.Context, subject string, o governance.Owner) (governance.Owner, error) {
+func (gov *Governance) SetOwner(ctx context.Context, subject string, o governance.Owner) (governance.Owner, error) {
+	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.Owner{}, err
 	}
@@ -208,7 +210,8 @@ func (s *Service) SetOwner(ctx context.Context, subject string, o governance.Own
 
 // DeleteOwner removes the owner of subject and returns it. Errors: 40480
 // no owner recorded.
-func (s *Service) DeleteOwner(ctx context.Context, subject string) (governance.Owner, error) {
+func (gov *Governance) DeleteOwner(ctx context.Context, subject string) (governance.Owner, error) {
+	s := gov.s
 	var out governance.Owner
 	err := s.gupdate(ctx, "delete owner", func(_ Tx, g GovernanceTx) error {
 		ok, err := getRecord(ctx, g, kindOwner, subject, "", &out)
@@ -239,7 +242,8 @@ func nilIf(cond bool, v any) any {
 // Policy returns the policy stored for subject ("" for the global policy):
 // the subject's own settings only (zero when none). GET
 // /governance/policy and /governance/subjects/{s}/policy.
-func (s *Service) Policy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+func (gov *Governance) Policy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	s := gov.s
 	var out governance.PolicyConfig
 	err := s.gview(ctx, "get policy", func(_ Tx, g GovernanceTx) error {
 		_, err := getRecord(ctx, g, kindPolicy, subject, "", &out)
@@ -250,7 +254,8 @@ func (s *Service) Policy(ctx context.Context, subject string) (governance.Policy
 
 // EffectivePolicy returns the policy that applies to subject: the global
 // policy with the subject's settings over it.
-func (s *Service) EffectivePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+func (gov *Governance) EffectivePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	s := gov.s
 	var out governance.PolicyConfig
 	err := s.gview(ctx, "get effective policy", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -277,7 +282,8 @@ func effectivePolicy(ctx context.Context, g GovernanceTx, subject string) (gover
 // SetPolicy replaces the policy of subject ("" global) with p (PUT
 // /governance/policy, /governance/subjects/{s}/policy). Errors: 42283 an
 // unknown rule, a bad severity, a TTL out of range.
-func (s *Service) SetPolicy(ctx context.Context, subject string, p governance.PolicyConfig) (governance.PolicyConfig, error) {
+func (gov *Governance) SetPolicy(ctx context.Context, subject string, p governance.PolicyConfig) (governance.PolicyConfig, error) {
+	s := gov.s
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
 			return governance.PolicyConfig{}, err
@@ -303,7 +309,8 @@ func (s *Service) SetPolicy(ctx context.Context, subject string, p governance.Po
 
 // DeletePolicy removes the policy of subject ("" global: back to the
 // defaults) and returns it. Errors: 40480 none stored.
-func (s *Service) DeletePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+func (gov *Governance) DeletePolicy(ctx context.Context, subject string) (governance.PolicyConfig, error) {
+	s := gov.s
 	var out governance.PolicyConfig
 	err := s.gupdate(ctx, "delete policy", func(_ Tx, g GovernanceTx) error {
 		ok, err := getRecord(ctx, g, kindPolicy, subject, "", &out)
@@ -370,7 +377,8 @@ func (s *Service) latestParsed(ctx context.Context, tx Tx, subject string) (Subj
 // extensions. Errors: 40401 the subject has no live version; 40402 no such
 // version; 42283 no such field in the latest version, or a TTL out of
 // range.
-func (s *Service) Deprecate(ctx context.Context, subject string, req DeprecateRequest) (governance.DeprecationStatus, error) {
+func (gov *Governance) Deprecate(ctx context.Context, subject string, req DeprecateRequest) (governance.DeprecationStatus, error) {
+	s := gov.s
 	if req.TTLDays < 0 || req.TTLDays > governance.MaxTTLDays {
 		return governance.DeprecationStatus{}, errInvalidGovernance("Invalid TTL %d days: want 1 to %d (0 takes the policy's TTL)", req.TTLDays, governance.MaxTTLDays)
 	}
@@ -447,7 +455,8 @@ func hasField(p compat.Schema, path string, version int) error {
 // (GET /governance/subjects/{s}/deprecations), by item key; with all, the
 // fields of the latest version that are not deprecated are listed too, as
 // active.
-func (s *Service) Deprecations(ctx context.Context, subject string, all bool) ([]governance.DeprecationStatus, error) {
+func (gov *Governance) Deprecations(ctx context.Context, subject string, all bool) ([]governance.DeprecationStatus, error) {
+	s := gov.s
 	var out []governance.DeprecationStatus
 	err := s.gview(ctx, "list deprecations", func(tx Tx, g GovernanceTx) error {
 		ds, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false)
@@ -483,7 +492,8 @@ func (s *Service) Deprecations(ctx context.Context, subject string, all bool) ([
 
 // AllDeprecations returns the deprecations of every subject with their
 // state now (GET /governance/deprecations), by subject and item key.
-func (s *Service) AllDeprecations(ctx context.Context) ([]governance.DeprecationStatus, error) {
+func (gov *Governance) AllDeprecations(ctx context.Context) ([]governance.DeprecationStatus, error) {
+	s := gov.s
 	var out []governance.DeprecationStatus
 	err := s.gview(ctx, "list deprecations", func(_ Tx, g GovernanceTx) error {
 		ds, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, "", true)
@@ -502,7 +512,8 @@ func (s *Service) AllDeprecations(ctx context.Context) ([]governance.Deprecation
 
 // Deprecation returns one deprecation with its state now. Errors: 40480
 // the item is not deprecated.
-func (s *Service) Deprecation(ctx context.Context, subject string, item governance.Item) (governance.DeprecationStatus, error) {
+func (gov *Governance) Deprecation(ctx context.Context, subject string, item governance.Item) (governance.DeprecationStatus, error) {
+	s := gov.s
 	var d governance.Deprecation
 	err := s.gview(ctx, "get deprecation", func(_ Tx, g GovernanceTx) error {
 		return getDeprecation(ctx, g, subject, item, &d)
@@ -531,7 +542,8 @@ func upperFirst(s string) string {
 // Undeprecate removes the deprecation of item (DELETE
 // /governance/subjects/{s}/deprecations/{item}), extensions included, and
 // returns it. Errors: 40480 not deprecated.
-func (s *Service) Undeprecate(ctx context.Context, subject string, item governance.Item) (governance.Deprecation, error) {
+func (gov *Governance) Undeprecate(ctx context.Context, subject string, item governance.Item) (governance.Deprecation, error) {
+	s := gov.s
 	var d governance.Deprecation
 	err := s.gupdate(ctx, "undeprecate", func(_ Tx, g GovernanceTx) error {
 		if err := getDeprecation(ctx, g, subject, item, &d); err != nil {
@@ -560,7 +572,8 @@ type ExtensionRequest struct {
 // earlier extension of the same item is replaced. Errors: 40480 not
 // deprecated; 42283 no consumer, reason or approver, or an end that is
 // not in the future or more than ten years away.
-func (s *Service) GrantExtension(ctx context.Context, subject string, item governance.Item, req ExtensionRequest) (governance.DeprecationStatus, error) {
+func (gov *Governance) GrantExtension(ctx context.Context, subject string, item governance.Item, req ExtensionRequest) (governance.DeprecationStatus, error) {
+	s := gov.s
 	now := s.now()
 	until := req.Until
 	if until.IsZero() {
@@ -602,7 +615,8 @@ func (s *Service) GrantExtension(ctx context.Context, subject string, item gover
 
 // RevokeExtension removes the extension of consumer on item. Errors:
 // 40480 not deprecated, or no extension for consumer.
-func (s *Service) RevokeExtension(ctx context.Context, subject string, item governance.Item, consumer string) (governance.DeprecationStatus, error) {
+func (gov *Governance) RevokeExtension(ctx context.Context, subject string, item governance.Item, consumer string) (governance.DeprecationStatus, error) {
+	s := gov.s
 	var d governance.Deprecation
 	err := s.gupdate(ctx, "revoke extension", func(_ Tx, g GovernanceTx) error {
 		if err := getDeprecation(ctx, g, subject, item, &d); err != nil {
@@ -629,7 +643,8 @@ func (s *Service) RevokeExtension(ctx context.Context, subject string, item gove
 
 // RemovedFields returns the fields removed from subject that stay
 // reserved (GET /governance/subjects/{s}/removed), by path.
-func (s *Service) RemovedFields(ctx context.Context, subject string) ([]governance.RemovedField, error) {
+func (gov *Governance) RemovedFields(ctx context.Context, subject string) ([]governance.RemovedField, error) {
+	s := gov.s
 	var out []governance.RemovedField
 	err := s.gview(ctx, "list removed fields", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -641,7 +656,8 @@ func (s *Service) RemovedFields(ctx context.Context, subject string) ([]governan
 
 // Dismissals returns the PII dismissals of subject (GET
 // /governance/subjects/{s}/dismissals).
-func (s *Service) Dismissals(ctx context.Context, subject string) ([]governance.Dismissal, error) {
+func (gov *Governance) Dismissals(ctx context.Context, subject string) ([]governance.Dismissal, error) {
+	s := gov.s
 	var out []governance.Dismissal
 	err := s.gview(ctx, "list dismissals", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -655,7 +671,8 @@ func (s *Service) Dismissals(ctx context.Context, subject string) ([]governance.
 // /governance/subjects/{s}/dismissals): who (the actor, unless d.By is
 // set) and why. The same field and pattern again replaces the earlier
 // dismissal. Errors: 42283 no field or no reason.
-func (s *Service) Dismiss(ctx context.Context, subject string, d governance.Dismissal) (governance.Dismissal, error) {
+func (gov *Governance) Dismiss(ctx context.Context, subject string, d governance.Dismissal) (governance.Dismissal, error) {
+	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.Dismissal{}, err
 	}
@@ -683,7 +700,8 @@ func (s *Service) Dismiss(ctx context.Context, subject string, d governance.Dism
 
 // DeleteDismissal removes the dismissal of field (and pattern, "" for
 // all patterns). Errors: 40480 none.
-func (s *Service) DeleteDismissal(ctx context.Context, subject, field, pattern string) (governance.Dismissal, error) {
+func (gov *Governance) DeleteDismissal(ctx context.Context, subject, field, pattern string) (governance.Dismissal, error) {
+	s := gov.s
 	var d governance.Dismissal
 	key := governance.Dismissal{Field: field, PatternID: pattern}.Key()
 	err := s.gupdate(ctx, "delete dismissal", func(_ Tx, g GovernanceTx) error {
@@ -706,7 +724,8 @@ func (s *Service) DeleteDismissal(ctx context.Context, subject, field, pattern s
 
 // Audit returns the audit entries q selects, oldest first (GET
 // /governance/audit).
-func (s *Service) Audit(ctx context.Context, q AuditQuery) ([]governance.AuditEntry, error) {
+func (gov *Governance) Audit(ctx context.Context, q AuditQuery) ([]governance.AuditEntry, error) {
+	s := gov.s
 	var out []governance.AuditEntry
 	err := s.gview(ctx, "read audit log", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -718,113 +737,86 @@ func (s *Service) Audit(ctx context.Context, q AuditQuery) ([]governance.AuditEn
 
 // --- State and evaluation -----------------------------------------------
 
-// loadState reads the governance state of subject in tx as of now: the
-// gate's input besides the schemas. Readers and contracts come from the
-// lineage replayed to now and the published contracts.
+// loadState reads the state the gate judges subject with, in tx as of
+// now: what every registration hook adds (governance records, lineage
+// readers, published contracts).
 func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject string, now time.Time) (governance.SubjectState, error) {
 	st := governance.SubjectState{Subject: subject}
+	for _, h := range s.hooks() {
+		if err := h.AddState(ctx, tx, g, subject, now, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// AddState adds the subject's governance records to st: owner,
+// deprecations, removed fields, dismissals, tags, effective policy and
+// level, and the latest semantic version.
+func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subject string, _ time.Time, st *governance.SubjectState) error {
+	s := gov.s
 	var o governance.Owner
 	ok, err := getRecord(ctx, g, kindOwner, subject, "", &o)
 	if err != nil {
-		return st, err
+		return err
 	}
 	if ok {
 		st.Owner = &o
 	}
 	if st.Deprecations, err = listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false); err != nil {
-		return st, err
+		return err
 	}
 	if st.Removed, err = listRecords[governance.RemovedField](ctx, g, kindRemoved, subject, false); err != nil {
-		return st, err
+		return err
 	}
 	if st.Dismissals, err = listRecords[governance.Dismissal](ctx, g, kindDismissal, subject, false); err != nil {
-		return st, err
+		return err
 	}
 	if _, err := getRecord(ctx, g, kindTags, subject, "", &st.Tags); err != nil {
-		return st, err
+		return err
 	}
 	if st.Policy, err = effectivePolicy(ctx, g, subject); err != nil {
-		return st, err
+		return err
 	}
 	cfg, err := effectiveConfig(ctx, tx, subject)
 	if err != nil {
-		return st, err
+		return err
 	}
 	st.Compatibility = cfg.Compatibility
 	vs, err := subjectVersions(ctx, tx, subject)
 	if err != nil {
-		return st, err
+		return err
 	}
 	if lv := live(vs); len(lv) > 0 {
 		var rec governance.VersionRecord
 		ok, err := getRecord(ctx, g, kindVersion, subject, versionKey(lv[len(lv)-1].Version), &rec)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if !ok {
 			// Versions registered before governance: number them now.
 			recs, err := s.versionRecords(ctx, tx, g, subject)
 			if err != nil {
-				return st, err
+				return err
 			}
 			rec = recs[len(recs)-1]
 		}
 		st.LatestSemVer = rec.SemVer
 	}
-	if err := s.loadReaders(ctx, g, subject, now, &st); err != nil {
-		return st, err
-	}
-	recs, err := listRecords[ContractRecord](ctx, g, kindContract, subject, false)
-	if err != nil {
-		return st, err
-	}
-	for _, r := range recs {
-		st.Contracts = append(st.Contracts, governance.PublishedContract{Consumer: r.Consumer, ConsumerVersion: r.ConsumerVersion, Branch: r.Branch, Pact: r.Pact})
-	}
-	return st, nil
+	return nil
 }
 
-// loadReaders fills st.Readers (each consumer reading the subject at now
-// and the fields it reads, from the lineage: published contracts and
-// declared consumers) and st.Consumers (those consumers, and any the
-// ConsumerSource names, sorted).
-func (s *Service) loadReaders(ctx context.Context, g GovernanceTx, subject string, now time.Time, st *governance.SubjectState) error {
-	chs, err := lineageChanges(ctx, g, subject, 0)
-	if err != nil {
-		return err
-	}
-	names := map[string]bool{}
-	for _, c := range lineage.Replay(chs, now).Consumers {
-		if c.Subject != subject {
-			continue
-		}
-		if st.Readers == nil {
-			st.Readers = map[string][]string{}
-		}
-		st.Readers[c.Service] = append(st.Readers[c.Service], c.Fields...)
-		names[c.Service] = true
-	}
-	if s.consumers != nil {
-		cs, err := s.consumers.Consumers(ctx, subject)
-		if err != nil {
-			return fmt.Errorf("consumers of %q: %w", subject, err)
-		}
-		for _, c := range cs {
-			names[c] = true
-		}
-	}
-	st.Consumers = sortedKeys(names)
-	if len(st.Consumers) == 0 {
-		st.Consumers = nil
-	}
-	return nil
+// Registered records what a registration changed (recordRegistration).
+func (gov *Governance) Registered(ctx context.Context, g GovernanceTx, r Registered) error {
+	return gov.s.recordRegistration(ctx, g, r.Subject, r.Version, r.ID, r.Result)
 }
 
 // State returns the governance state of subject as of at (zero: the
 // registry's clock) (GET /governance/subjects/{s}/state?at=): everything
 // the gate reads besides the schemas, so that `charter check --against
 // registry` judges with the same input as registration.
-func (s *Service) State(ctx context.Context, subject string, at time.Time) (governance.SubjectState, error) {
+func (gov *Governance) State(ctx context.Context, subject string, at time.Time) (governance.SubjectState, error) {
+	s := gov.s
 	if at.IsZero() {
 		at = s.now()
 	}
@@ -846,7 +838,8 @@ func (s *Service) State(ctx context.Context, subject string, at time.Time) (gove
 // compat rule IDs, reserved fields, governance and contract rules).
 // Errors: as Register's for invalid input (42201, 42208, 42209); a
 // refusal is a result, not an error.
-func (s *Service) Check(ctx context.Context, subject string, req RegisterRequest, at time.Time) (governance.CheckResult, error) {
+func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRequest, at time.Time) (governance.CheckResult, error) {
+	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.CheckResult{}, err
 	}

@@ -11,8 +11,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
@@ -44,7 +43,7 @@ func (c *clock) Day(n int) {
 func newGovService(t *testing.T) (*registry.Service, *clock) {
 	t.Helper()
 	c := &clock{now: day0}
-	svc := registry.NewService(openStore(t), []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}, registry.WithClock(c.Now))
+	svc := registry.NewService(openStore(t), formats.Formats(), registry.WithClock(c.Now))
 	return svc, c
 }
 
@@ -83,11 +82,11 @@ func TestGovernanceAcceptance(t *testing.T) {
 	svc, clk := newGovService(t)
 	const subject = "shipments-value"
 	mustRegister(t, svc, subject, registry.RegisterRequest{Schema: shipV1})
-	if _, err := svc.SetOwner(ctx, subject, governance.Owner{Team: "logistics", Contact: "#logistics", Description: "parcels on their way"}); err != nil {
+	if _, err := svc.Governance().SetOwner(ctx, subject, governance.Owner{Team: "logistics", Contact: "#logistics", Description: "parcels on their way"}); err != nil {
 		t.Fatal(err)
 	}
 	mustRegister(t, svc, subject, registry.RegisterRequest{Schema: shipV2})
-	dep, err := svc.Deprecate(ctx, subject, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"),
+	dep, err := svc.Governance().Deprecate(ctx, subject, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"),
 		Replacement: ".carrier", Reason: "carriers are records now"})
 	if err != nil {
 		t.Fatal(err)
@@ -130,13 +129,13 @@ func TestGovernanceAcceptance(t *testing.T) {
 		}
 	}
 	// Without the field it would pass.
-	if res, err := svc.Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode}, time.Time{}); err != nil || !res.Allowed || res.Bump != governance.BumpMinor {
+	if res, err := svc.Governance().Check(ctx, subject, registry.RegisterRequest{Schema: shipNoCode}, time.Time{}); err != nil || !res.Allowed || res.Bump != governance.BumpMinor {
 		t.Fatalf("day 90 without carrier_code: %+v %v", res, err)
 	}
 
 	// An extension for billing lets v5 through with a notice until it
 	// ends (day 125); day 120 passes, day 125 is refused.
-	if _, err := svc.GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
+	if _, err := svc.Governance().GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 		Consumer: "billing", Days: 35, Reason: "billing reads carrier_code until its Q2 release", Approver: "bob"}); err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +153,7 @@ func TestGovernanceAcceptance(t *testing.T) {
 	wantCode(t, err, srerr.ErrDeprecationExpired)
 
 	// The read API of deprecation state.
-	ds, err := svc.Deprecations(ctx, subject, false)
+	ds, err := svc.Governance().Deprecations(ctx, subject, false)
 	if err != nil || len(ds) != 1 {
 		t.Fatalf("deprecations %v %v", ds, err)
 	}
@@ -163,17 +162,17 @@ func TestGovernanceAcceptance(t *testing.T) {
 	}
 
 	// The audit log has who and what.
-	es, err := svc.Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "deprecation."})
+	es, err := svc.Governance().Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "deprecation."})
 	if err != nil || len(es) != 1 || es[0].Actor != "alice" || es[0].Target != "field:.carrier_code" || !es[0].Time.Equal(day0) {
 		t.Errorf("deprecation audit %+v %v", es, err)
 	}
-	es, _ = svc.Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "extension."})
+	es, _ = svc.Governance().Audit(ctx, registry.AuditQuery{Subject: subject, ActionPrefix: "extension."})
 	if len(es) != 1 || es[0].Actor != "alice" || !strings.Contains(string(es[0].After), `"approver":"bob"`) {
 		t.Errorf("extension audit %+v", es)
 	}
 
 	// The changelog words it.
-	cl, err := svc.Changelog(ctx, subject)
+	cl, err := svc.Governance().Changelog(ctx, subject)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +207,7 @@ func TestOwnerPolicyAndMetadata(t *testing.T) {
 	if got := ruleIDs(ss.Findings); got != "warning OWNER_MISSING" {
 		t.Fatalf("findings %s", got)
 	}
-	if _, err := svc.SetPolicy(ctx, "orders-value", governance.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "error"}}); err != nil {
+	if _, err := svc.Governance().SetPolicy(ctx, "orders-value", governance.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "error"}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := svc.Register(ctx, "orders-value", registry.RegisterRequest{Schema: recAb})
@@ -216,11 +215,11 @@ func TestOwnerPolicyAndMetadata(t *testing.T) {
 	if _, err := svc.Register(ctx, "other-value", registry.RegisterRequest{Schema: recAb}); err != nil {
 		t.Fatalf("another subject keeps the default: %v", err)
 	}
-	_, err = svc.SetPolicy(ctx, "orders-value", governance.PolicyConfig{Rules: map[string]string{"NOPE": "error"}})
+	_, err = svc.Governance().SetPolicy(ctx, "orders-value", governance.PolicyConfig{Rules: map[string]string{"NOPE": "error"}})
 	wantCode(t, err, srerr.ErrInvalidGovernance)
-	_, err = svc.SetOwner(ctx, "orders-value", governance.Owner{Team: "shop"})
+	_, err = svc.Governance().SetOwner(ctx, "orders-value", governance.Owner{Team: "shop"})
 	wantCode(t, err, srerr.ErrInvalidGovernance)
-	if _, err := svc.SetOwner(ctx, "orders-value", governance.Owner{Team: "shop", Contact: "#shop"}); err != nil {
+	if _, err := svc.Governance().SetOwner(ctx, "orders-value", governance.Owner{Team: "shop", Contact: "#shop"}); err != nil {
 		t.Fatal(err)
 	}
 	mustRegister(t, svc, "orders-value", registry.RegisterRequest{Schema: recAb, Metadata: []byte(`{"properties":{"application.major.version":"1"}}`)})
@@ -311,23 +310,23 @@ func TestRemovedFieldsRemembered(t *testing.T) {
 	}
 	mustRegister(t, svc, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: "syntax = \"proto3\";\nmessage R {\n  string id = 1;\n  int32 qty = 2;\n}\n"})
 	mustRegister(t, svc, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: "syntax = \"proto3\";\nmessage R {\n  string id = 1;\n}\n"})
-	rs, err := svc.RemovedFields(ctx, "p")
+	rs, err := svc.Governance().RemovedFields(ctx, "p")
 	if err != nil || len(rs) != 1 || rs[0].Path != ".R.qty" || rs[0].Number != 2 || rs[0].RemovedInVersion != 2 {
 		t.Fatalf("removed %+v %v", rs, err)
 	}
 	reuse := "syntax = \"proto3\";\nmessage R {\n  string id = 1;\n  string note = 2;\n}\n"
-	res, err := svc.Check(ctx, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: reuse}, time.Time{})
+	res, err := svc.Governance().Check(ctx, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: reuse}, time.Time{})
 	if err != nil || !res.Allowed || !strings.Contains(ruleIDs(res.Findings), "warning REMOVED_FIELD_NUMBER_REUSED") {
 		t.Fatalf("check %+v %v", res, err)
 	}
-	if _, err := svc.SetPolicy(ctx, "", governance.PolicyConfig{Rules: map[string]string{"REMOVED_FIELD_NUMBER_REUSED": "error"}}); err != nil {
+	if _, err := svc.Governance().SetPolicy(ctx, "", governance.PolicyConfig{Rules: map[string]string{"REMOVED_FIELD_NUMBER_REUSED": "error"}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = svc.Register(ctx, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: reuse})
 	wantCode(t, err, srerr.ErrRemovedFieldReused)
 	// Bringing qty back as int32 ends its reservation.
 	mustRegister(t, svc, "p", registry.RegisterRequest{Type: compat.Protobuf, Schema: "syntax = \"proto3\";\nmessage R {\n  string id = 1;\n  int32 qty = 2;\n  string note = 3;\n}\n"})
-	if rs, _ := svc.RemovedFields(ctx, "p"); len(rs) != 0 {
+	if rs, _ := svc.Governance().RemovedFields(ctx, "p"); len(rs) != 0 {
 		t.Errorf("after restore: %+v", rs)
 	}
 	if _, err := svc.DeleteSubject(ctx, "p", false); err != nil {
@@ -336,7 +335,7 @@ func TestRemovedFieldsRemembered(t *testing.T) {
 	if _, err := svc.DeleteSubject(ctx, "p", true); err != nil {
 		t.Fatal(err)
 	}
-	if cl, err := svc.Changelog(ctx, "p"); !errors.Is(err, srerr.ErrSubjectNotFound) {
+	if cl, err := svc.Governance().Changelog(ctx, "p"); !errors.Is(err, srerr.ErrSubjectNotFound) {
 		t.Errorf("changelog of a deleted subject: %+v %v", cl, err)
 	}
 }
@@ -350,7 +349,7 @@ func TestChangelogBackfill(t *testing.T) {
 	mustRegister(t, plain, "s", registry.RegisterRequest{Schema: recA})
 	mustRegister(t, plain, "s", registry.RegisterRequest{Schema: recAb})
 	svc := registry.NewService(store, []compat.Format{avro.Format{}})
-	cl, err := svc.Changelog(ctx, "s")
+	cl, err := svc.Governance().Changelog(ctx, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +360,7 @@ func TestChangelogBackfill(t *testing.T) {
 	if ss.SemVer != "1.1.1" {
 		t.Errorf("next semver %s, want 1.1.1", ss.SemVer)
 	}
-	_, err = plain.Owner(ctx, "s")
+	_, err = plain.Governance().Owner(ctx, "s")
 	if err == nil || !strings.Contains(err.Error(), "GovernanceTx") {
 		t.Errorf("governance on a store without it: %v", err)
 	}

@@ -17,7 +17,8 @@ import (
 
 // Tags returns the governance tags of subject and the tags of its latest
 // version's fields.
-func (s *Service) Tags(ctx context.Context, subject string) (governance.TagsView, error) {
+func (gov *Governance) Tags(ctx context.Context, subject string) (governance.TagsView, error) {
+	s := gov.s
 	var out governance.TagsView
 	err := s.gview(ctx, "get tags", func(tx Tx, g GovernanceTx) error {
 		var err error
@@ -64,7 +65,8 @@ func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject s
 // /governance/subjects/{s}/tags): path glob → tags. They count in PII
 // evaluation as if the versions' metadata.tags held them. Errors: 42283 an
 // empty glob or tag.
-func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][]string) (governance.TagsView, error) {
+func (gov *Governance) SetTags(ctx context.Context, subject string, tags map[string][]string) (governance.TagsView, error) {
+	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.TagsView{}, err
 	}
@@ -108,7 +110,8 @@ func (s *Service) SetTags(ctx context.Context, subject string, tags map[string][
 
 // DeleteTags removes the governance tags of subject and returns them.
 // Errors: 40480 none.
-func (s *Service) DeleteTags(ctx context.Context, subject string) (map[string][]string, error) {
+func (gov *Governance) DeleteTags(ctx context.Context, subject string) (map[string][]string, error) {
+	s := gov.s
 	var out map[string][]string
 	err := s.gupdate(ctx, "delete tags", func(_ Tx, g GovernanceTx) error {
 		ok, err := getRecord(ctx, g, kindTags, subject, "", &out)
@@ -132,7 +135,8 @@ func (s *Service) DeleteTags(ctx context.Context, subject string) (map[string][]
 // /governance/subjects/{s}/changelog). Versions registered before
 // governance records existed are classified now, at the subject's current
 // level. Errors: 40401 the subject has no live version.
-func (s *Service) Changelog(ctx context.Context, subject string) (governance.Changelog, error) {
+func (gov *Governance) Changelog(ctx context.Context, subject string) (governance.Changelog, error) {
+	s := gov.s
 	out := governance.Changelog{Subject: subject}
 	err := s.gview(ctx, "get changelog", func(tx Tx, g GovernanceTx) error {
 		subject, err := resolveAlias(ctx, tx, subject)

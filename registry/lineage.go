@@ -30,14 +30,15 @@ const (
 // ("lineage.set_consumer", …).
 const auditLineagePrefix = "lineage."
 
-var _ lineage.Store = (*Service)(nil)
+var _ lineage.Store = (*Lineage)(nil)
 
 // AppendLineage implements lineage.Store: it validates ch, assigns the
 // next revision and stores it with an audit entry, in one transaction.
 // ch.At and ch.Actor default to the Service clock and the context's actor.
 // Errors: lineage.ErrBadChange (wrapped) as 42283; 40401 when the subject
 // has no live version.
-func (s *Service) AppendLineage(ctx context.Context, ch lineage.Change) (lineage.Change, error) {
+func (lin *Lineage) AppendLineage(ctx context.Context, ch lineage.Change) (lineage.Change, error) {
+	s := lin.s
 	var out lineage.Change
 	err := s.gupdate(ctx, "append lineage", func(tx Tx, g GovernanceTx) error {
 		var err error
@@ -112,7 +113,8 @@ func changeService(ch lineage.Change) string {
 
 // LineageChanges implements lineage.Store: the changes of subject ("" for
 // every subject) with a revision greater than after, oldest first.
-func (s *Service) LineageChanges(ctx context.Context, subject string, after int64) ([]lineage.Change, error) {
+func (lin *Lineage) LineageChanges(ctx context.Context, subject string, after int64) ([]lineage.Change, error) {
+	s := lin.s
 	var out []lineage.Change
 	err := s.gview(ctx, "list lineage changes", func(_ Tx, g GovernanceTx) error {
 		var err error
@@ -140,8 +142,9 @@ func lineageChanges(ctx context.Context, g GovernanceTx, subject string, after i
 // SetProducer declares (or replaces) that p.Service produces p.Subject
 // (PUT /lineage/subjects/{s}/producers/{service}). Errors: 40401 unknown
 // subject; 42283 no service.
-func (s *Service) SetProducer(ctx context.Context, p lineage.Producer) (lineage.Change, error) {
-	return s.AppendLineage(ctx, lineage.Change{Kind: lineage.ChangeSetProducer, Producer: &p})
+func (lin *Lineage) SetProducer(ctx context.Context, p lineage.Producer) (lineage.Change, error) {
+	s := lin.s
+	return s.Lineage().AppendLineage(ctx, lineage.Change{Kind: lineage.ChangeSetProducer, Producer: &p})
 }
 
 // DeclareConsumer declares (or replaces) what c.Service reads of
@@ -150,7 +153,8 @@ func (s *Service) SetProducer(ctx context.Context, p lineage.Producer) (lineage.
 // to the consumer's earlier Since when it was already declared. Errors:
 // 40401 unknown subject; 42283 no service or a field path not starting
 // with '.'.
-func (s *Service) DeclareConsumer(ctx context.Context, c lineage.Consumer) (lineage.Change, error) {
+func (lin *Lineage) DeclareConsumer(ctx context.Context, c lineage.Consumer) (lineage.Change, error) {
+	s := lin.s
 	for _, f := range c.Fields {
 		if !strings.HasPrefix(f, ".") {
 			return lineage.Change{}, errInvalidGovernance("Invalid field path %q: field paths start with '.' (\".order.id\")", f)
@@ -195,14 +199,16 @@ func consumerSince(ctx context.Context, g GovernanceTx, subject, service string)
 
 // RemoveProducer forgets a producer; RemoveConsumer a consumer. Errors:
 // 40480 when it is not declared.
-func (s *Service) RemoveProducer(ctx context.Context, subject, service string) (lineage.Change, error) {
+func (lin *Lineage) RemoveProducer(ctx context.Context, subject, service string) (lineage.Change, error) {
+	s := lin.s
 	return s.removeLineage(ctx, lineage.Change{Kind: lineage.ChangeRemoveProducer, Producer: &lineage.Producer{Service: service, Subject: subject}})
 }
 
 // RemoveConsumer forgets a consumer of subject (and what it reads). A
 // contract the consumer published stays stored but no longer counts
 // until it is published again. Errors: 40480 when it is not declared.
-func (s *Service) RemoveConsumer(ctx context.Context, subject, service string) (lineage.Change, error) {
+func (lin *Lineage) RemoveConsumer(ctx context.Context, subject, service string) (lineage.Change, error) {
+	s := lin.s
 	return s.removeLineage(ctx, lineage.Change{Kind: lineage.ChangeRemoveConsumer, Consumer: &lineage.Consumer{Service: service, Subject: subject}})
 }
 
@@ -244,7 +250,8 @@ func (s *Service) removeLineage(ctx context.Context, ch lineage.Change) (lineage
 // registered by then (to the nanosecond; a version without a registration
 // record counts as always there). Consumers and producers of subjects that
 // have no such version are left out.
-func (s *Service) LineageDeclarations(ctx context.Context, subject string, at time.Time) (lineage.Declarations, error) {
+func (lin *Lineage) LineageDeclarations(ctx context.Context, subject string, at time.Time) (lineage.Declarations, error) {
+	s := lin.s
 	var d lineage.Declarations
 	err := s.gview(ctx, "read lineage", func(tx Tx, g GovernanceTx) error {
 		var err error
@@ -362,8 +369,9 @@ func sortedKeys(m map[string]bool) []string {
 // as of at (zero: now): only versions registered by then. Errors: 40401
 // when subject is named and has no live version now (before its first
 // version, the graph is empty).
-func (s *Service) LineageGraph(ctx context.Context, subject string, at time.Time) (*lineage.Graph, error) {
-	d, err := s.LineageDeclarations(ctx, subject, at)
+func (lin *Lineage) LineageGraph(ctx context.Context, subject string, at time.Time) (*lineage.Graph, error) {
+	s := lin.s
+	d, err := s.Lineage().LineageDeclarations(ctx, subject, at)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +401,8 @@ func (s *Service) LineageGraph(ctx context.Context, subject string, at time.Time
 // /lineage/subjects/{s}/impact?path=…&change=…). Errors: 40401 unknown
 // subject; 42283 a path no version has and nobody reads, or an unknown
 // change.
-func (s *Service) Impact(ctx context.Context, q lineage.ImpactQuery) ([]lineage.Impact, error) {
+func (lin *Lineage) Impact(ctx context.Context, q lineage.ImpactQuery) ([]lineage.Impact, error) {
+	s := lin.s
 	switch q.Change {
 	case "":
 		q.Change = lineage.ChangeRemove
@@ -401,7 +410,7 @@ func (s *Service) Impact(ctx context.Context, q lineage.ImpactQuery) ([]lineage.
 	default:
 		return nil, errInvalidGovernance("Invalid change %q: want remove, rename, retype or deprecate", q.Change)
 	}
-	g, err := s.LineageGraph(ctx, q.Subject, time.Time{})
+	g, err := s.Lineage().LineageGraph(ctx, q.Subject, time.Time{})
 	if err != nil {
 		return nil, err
 	}
@@ -417,11 +426,12 @@ func (s *Service) Impact(ctx context.Context, q lineage.ImpactQuery) ([]lineage.
 
 // Exposure answers "who consumes fields tagged tag (default PII), and since
 // when?" over every subject, or one (GET /lineage/pii).
-func (s *Service) Exposure(ctx context.Context, subject, tag string) ([]lineage.Exposure, error) {
+func (lin *Lineage) Exposure(ctx context.Context, subject, tag string) ([]lineage.Exposure, error) {
+	s := lin.s
 	if tag == "" {
 		tag = "PII"
 	}
-	g, err := s.LineageGraph(ctx, subject, time.Time{})
+	g, err := s.Lineage().LineageGraph(ctx, subject, time.Time{})
 	if err != nil {
 		return nil, err
 	}

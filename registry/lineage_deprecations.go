@@ -68,7 +68,8 @@ type ExtendedConsumer struct {
 // field of subject (path "" ) or of the one at path, by path, at the
 // registry's clock. Errors: 40401 when the subject has no live version;
 // 40480 when path is given and not deprecated.
-func (s *Service) DeprecationMigrations(ctx context.Context, subject, path string) ([]DeprecationMigration, error) {
+func (gov *Governance) DeprecationMigrations(ctx context.Context, subject, path string) ([]DeprecationMigration, error) {
+	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return nil, err
 	}

@@ -506,7 +506,7 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 	r.out = SubjectSchema{Subject: r.subject, Version: version, Schema: existing}
 	if g, ok := tx.(GovernanceTx); ok && j != nil {
 		r.out.Findings, r.out.SemVer = j.Findings, j.Governance.SemVer
-		return created, r.s.recordRegistration(ctx, g, r.subject, version, id, j.Governance)
+		return created, r.s.registered(ctx, g, Registered{Subject: r.subject, Version: version, ID: id, Result: j.Governance})
 	}
 	return created, r.s.auditTx(ctx, tx, governance.ActionSchemaRegister, r.subject, fmt.Sprintf("version:%d", version), nil,
 		map[string]any{"id": id, "version": version, "mode": string(r.mode)})

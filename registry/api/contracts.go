@@ -42,7 +42,7 @@ func (s *server) contractRoutes(mux *http.ServeMux) {
 // []registry.DeprecationMigration. Not …/deprecations/status, which a
 // field named "status" (…/deprecations/{item}) would collide with.
 func (s *server) migrations(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.DeprecationMigrations(r.Context(), r.PathValue("subject"), r.URL.Query().Get("path"))
+	out, err := s.svc.Governance().DeprecationMigrations(r.Context(), r.PathValue("subject"), r.URL.Query().Get("path"))
 	s.answer(w, r, out, err)
 }
 
@@ -63,24 +63,24 @@ func (s *server) publishContract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.PublishContract(r.Context(), registry.PublishContractRequest{Subject: r.PathValue("subject"),
+	out, err := s.svc.ContractRegistry().PublishContract(r.Context(), registry.PublishContractRequest{Subject: r.PathValue("subject"),
 		Consumer: req.Consumer, ConsumerVersion: req.ConsumerVersion, Branch: req.Branch, Pact: req.Pact})
 	s.answer(w, r, out, err)
 }
 
 // listContracts: GET /governance/contracts, GET …/{s}/contracts.
 func (s *server) listContracts(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Contracts(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.ContractRegistry().Contracts(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) getContract(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Contract(r.Context(), r.PathValue("subject"), r.PathValue("consumer"))
+	out, err := s.svc.ContractRegistry().Contract(r.Context(), r.PathValue("subject"), r.PathValue("consumer"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteContract(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.DeleteContract(r.Context(), r.PathValue("subject"), r.PathValue("consumer"))
+	out, err := s.svc.ContractRegistry().DeleteContract(r.Context(), r.PathValue("subject"), r.PathValue("consumer"))
 	s.answer(w, r, out, err)
 }
 
@@ -93,7 +93,7 @@ func (s *server) verifyContracts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.VerifyContracts(r.Context(), r.PathValue("subject"), req.toService(r))
+	out, err := s.svc.ContractRegistry().VerifyContracts(r.Context(), r.PathValue("subject"), req.toService(r))
 	s.answer(w, r, out, err)
 }
 
@@ -107,12 +107,12 @@ func (s *server) putProducer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.SetProducer(r.Context(), lineage.Producer{Service: r.PathValue("service"), Subject: r.PathValue("subject"), Versions: req.Versions})
+	out, err := s.svc.Lineage().SetProducer(r.Context(), lineage.Producer{Service: r.PathValue("service"), Subject: r.PathValue("subject"), Versions: req.Versions})
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteProducer(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.RemoveProducer(r.Context(), r.PathValue("subject"), r.PathValue("service"))
+	out, err := s.svc.Lineage().RemoveProducer(r.Context(), r.PathValue("subject"), r.PathValue("service"))
 	s.answer(w, r, out, err)
 }
 
@@ -133,12 +133,12 @@ func (s *server) putConsumer(w http.ResponseWriter, r *http.Request) {
 	if req.Range != nil {
 		c.Range = *req.Range
 	}
-	out, err := s.svc.DeclareConsumer(r.Context(), c)
+	out, err := s.svc.Lineage().DeclareConsumer(r.Context(), c)
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteConsumer(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.RemoveConsumer(r.Context(), r.PathValue("subject"), r.PathValue("service"))
+	out, err := s.svc.Lineage().RemoveConsumer(r.Context(), r.PathValue("subject"), r.PathValue("service"))
 	s.answer(w, r, out, err)
 }
 
@@ -159,14 +159,14 @@ func (s *server) impact(w http.ResponseWriter, r *http.Request) {
 		}
 		iq.Version = n
 	}
-	out, err := s.svc.Impact(r.Context(), iq)
+	out, err := s.svc.Lineage().Impact(r.Context(), iq)
 	s.answer(w, r, out, err)
 }
 
 // lineagePII: GET /governance/lineage/pii?subject&tag=PII → []lineage.Exposure.
 func (s *server) lineagePII(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	out, err := s.svc.Exposure(r.Context(), q.Get("subject"), q.Get("tag"))
+	out, err := s.svc.Lineage().Exposure(r.Context(), q.Get("subject"), q.Get("tag"))
 	s.answer(w, r, out, err)
 }
 
@@ -183,7 +183,7 @@ func (s *server) lineageChanges(w http.ResponseWriter, r *http.Request) {
 		}
 		after = n
 	}
-	out, err := s.svc.LineageChanges(r.Context(), q.Get("subject"), after)
+	out, err := s.svc.Lineage().LineageChanges(r.Context(), q.Get("subject"), after)
 	if out == nil {
 		out = []lineage.Change{}
 	}
@@ -209,7 +209,7 @@ func (s *server) lineageGraph(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, srerr.New(srerr.ErrBadRequest, "Invalid format %q: want json, dot or mermaid", format))
 		return
 	}
-	g, err := s.svc.LineageGraph(r.Context(), q.Get("subject"), at)
+	g, err := s.svc.Lineage().LineageGraph(r.Context(), q.Get("subject"), at)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

@@ -114,7 +114,7 @@ func (s *server) latestWithMetadata(w http.ResponseWriter, r *http.Request) {
 // govRules: GET /governance/rules?subject= → every governance rule with
 // its default and its effective severity (globally, or for subject).
 func (s *server) govRules(w http.ResponseWriter, r *http.Request) {
-	pol, err := s.svc.EffectivePolicy(r.Context(), r.URL.Query().Get("subject"))
+	pol, err := s.svc.Governance().EffectivePolicy(r.Context(), r.URL.Query().Get("subject"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -124,12 +124,12 @@ func (s *server) govRules(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) getPolicy(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.Policy(r.Context(), r.PathValue("subject"))
+	p, err := s.svc.Governance().Policy(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, p, err)
 }
 
 func (s *server) effectivePolicy(w http.ResponseWriter, r *http.Request) {
-	p, err := s.svc.EffectivePolicy(r.Context(), r.PathValue("subject"))
+	p, err := s.svc.Governance().EffectivePolicy(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, p, err)
 }
 
@@ -139,22 +139,22 @@ func (s *server) putPolicy(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.SetPolicy(r.Context(), r.PathValue("subject"), p)
+	out, err := s.svc.Governance().SetPolicy(r.Context(), r.PathValue("subject"), p)
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deletePolicy(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.DeletePolicy(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().DeletePolicy(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) listOwners(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Owners(r.Context(), r.URL.Query().Get("team"))
+	out, err := s.svc.Governance().Owners(r.Context(), r.URL.Query().Get("team"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) getOwner(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Owner(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().Owner(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
@@ -171,22 +171,22 @@ func (s *server) putOwner(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.SetOwner(r.Context(), r.PathValue("subject"), governance.Owner{Team: req.Team, Contact: req.Contact, Description: req.Description})
+	out, err := s.svc.Governance().SetOwner(r.Context(), r.PathValue("subject"), governance.Owner{Team: req.Team, Contact: req.Contact, Description: req.Description})
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteOwner(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.DeleteOwner(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().DeleteOwner(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) allDeprecations(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.AllDeprecations(r.Context())
+	out, err := s.svc.Governance().AllDeprecations(r.Context())
 	s.answer(w, r, out, err)
 }
 
 func (s *server) listDeprecations(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Deprecations(r.Context(), r.PathValue("subject"), boolParam(r, "all"))
+	out, err := s.svc.Governance().Deprecations(r.Context(), r.PathValue("subject"), boolParam(r, "all"))
 	s.answer(w, r, out, err)
 }
 
@@ -225,7 +225,7 @@ func (s *server) deprecate(w http.ResponseWriter, r *http.Request) {
 		}
 		item = it
 	}
-	out, err := s.svc.Deprecate(r.Context(), r.PathValue("subject"), registry.DeprecateRequest{
+	out, err := s.svc.Governance().Deprecate(r.Context(), r.PathValue("subject"), registry.DeprecateRequest{
 		Item: item, Reason: req.Reason, Replacement: req.Replacement, TTLDays: req.TTLDays})
 	s.answer(w, r, out, err)
 }
@@ -245,7 +245,7 @@ func (s *server) getDeprecation(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Deprecation(r.Context(), r.PathValue("subject"), it)
+	out, err := s.svc.Governance().Deprecation(r.Context(), r.PathValue("subject"), it)
 	s.answer(w, r, out, err)
 }
 
@@ -255,7 +255,7 @@ func (s *server) undeprecate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Undeprecate(r.Context(), r.PathValue("subject"), it)
+	out, err := s.svc.Governance().Undeprecate(r.Context(), r.PathValue("subject"), it)
 	s.answer(w, r, out, err)
 }
 
@@ -281,7 +281,7 @@ func (s *server) grantExtension(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.GrantExtension(r.Context(), r.PathValue("subject"), it, registry.ExtensionRequest{
+	out, err := s.svc.Governance().GrantExtension(r.Context(), r.PathValue("subject"), it, registry.ExtensionRequest{
 		Consumer: req.Consumer, Until: req.Until, Days: req.Days, Reason: req.Reason, Approver: req.Approver})
 	s.answer(w, r, out, err)
 }
@@ -292,12 +292,12 @@ func (s *server) revokeExtension(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.RevokeExtension(r.Context(), r.PathValue("subject"), it, r.PathValue("consumer"))
+	out, err := s.svc.Governance().RevokeExtension(r.Context(), r.PathValue("subject"), it, r.PathValue("consumer"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) getTags(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Tags(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().Tags(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
@@ -312,17 +312,17 @@ func (s *server) putTags(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.SetTags(r.Context(), r.PathValue("subject"), req.Tags)
+	out, err := s.svc.Governance().SetTags(r.Context(), r.PathValue("subject"), req.Tags)
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteTags(w http.ResponseWriter, r *http.Request) {
-	tags, err := s.svc.DeleteTags(r.Context(), r.PathValue("subject"))
+	tags, err := s.svc.Governance().DeleteTags(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, tagsRequest{Tags: tags}, err)
 }
 
 func (s *server) listDismissals(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Dismissals(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().Dismissals(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
@@ -340,23 +340,23 @@ func (s *server) dismiss(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Dismiss(r.Context(), r.PathValue("subject"), governance.Dismissal{
+	out, err := s.svc.Governance().Dismiss(r.Context(), r.PathValue("subject"), governance.Dismissal{
 		Field: req.Field, PatternID: req.PatternID, Reason: req.Reason, By: req.By})
 	s.answer(w, r, out, err)
 }
 
 func (s *server) deleteDismissal(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.DeleteDismissal(r.Context(), r.PathValue("subject"), r.PathValue("field"), r.URL.Query().Get("patternId"))
+	out, err := s.svc.Governance().DeleteDismissal(r.Context(), r.PathValue("subject"), r.PathValue("field"), r.URL.Query().Get("patternId"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) removedFields(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.RemovedFields(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().RemovedFields(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
 func (s *server) changelog(w http.ResponseWriter, r *http.Request) {
-	out, err := s.svc.Changelog(r.Context(), r.PathValue("subject"))
+	out, err := s.svc.Governance().Changelog(r.Context(), r.PathValue("subject"))
 	s.answer(w, r, out, err)
 }
 
@@ -366,7 +366,7 @@ func (s *server) state(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.State(r.Context(), r.PathValue("subject"), at)
+	out, err := s.svc.Governance().State(r.Context(), r.PathValue("subject"), at)
 	s.answer(w, r, out, err)
 }
 
@@ -384,7 +384,7 @@ func (s *server) check(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Check(r.Context(), r.PathValue("subject"), req.toService(r), at)
+	out, err := s.svc.Governance().Check(r.Context(), r.PathValue("subject"), req.toService(r), at)
 	s.answer(w, r, out, err)
 }
 
@@ -421,7 +421,7 @@ func (s *server) auditLog(w http.ResponseWriter, r *http.Request) {
 			f.set(n)
 		}
 	}
-	out, err := s.svc.Audit(r.Context(), aq)
+	out, err := s.svc.Governance().Audit(r.Context(), aq)
 	s.answer(w, r, out, err)
 }
 

@@ -110,7 +110,7 @@ func (s *server) pbSubject(r *http.Request, provider string) string {
 
 // pbPublish stores one pact for provider's subject.
 func (s *server) pbPublish(r *http.Request, provider, consumer, version, branch string, pact json.RawMessage) (registry.ContractRecord, error) {
-	return s.svc.PublishContract(r.Context(), registry.PublishContractRequest{Subject: s.pbSubject(r, provider),
+	return s.svc.ContractRegistry().PublishContract(r.Context(), registry.PublishContractRequest{Subject: s.pbSubject(r, provider),
 		Consumer: consumer, ConsumerVersion: version, Branch: branch, Pact: pact})
 }
 
@@ -153,7 +153,7 @@ func (s *server) pbPactBody(r *http.Request, rec registry.ContractRecord) map[st
 // pbLatestPact: GET /pact-broker/pacts/provider/{p}/consumer/{c}/latest →
 // the pact last published. Errors: 40480 none.
 func (s *server) pbLatestPact(w http.ResponseWriter, r *http.Request) {
-	rec, err := s.svc.Contract(r.Context(), s.pbSubject(r, r.PathValue("provider")), r.PathValue("consumer"))
+	rec, err := s.svc.ContractRegistry().Contract(r.Context(), s.pbSubject(r, r.PathValue("provider")), r.PathValue("consumer"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -367,7 +367,7 @@ func (s *server) pbAnswerMatrix(w http.ResponseWriter, r *http.Request, pacticip
 // its consumers, each verified against the subject's latest version now.
 func (s *server) pbDeployable(r *http.Request, pacticipant, version string) (pbMatrixAnswer, error) {
 	ctx := r.Context()
-	all, err := s.svc.Contracts(ctx, "")
+	all, err := s.svc.ContractRegistry().Contracts(ctx, "")
 	if err != nil {
 		return pbMatrixAnswer{}, err
 	}
@@ -464,7 +464,7 @@ func (s *server) pbVerify(r *http.Request, subject string) (map[string]pbVerdict
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.svc.VerifyContracts(r.Context(), subject, registry.RegisterRequest{Schema: latest.Schema.Text, Type: latest.Schema.Type,
+	res, err := s.svc.ContractRegistry().VerifyContracts(r.Context(), subject, registry.RegisterRequest{Schema: latest.Schema.Text, Type: latest.Schema.Type,
 		References: latest.Schema.References, Metadata: latest.Schema.Metadata, RuleSet: latest.Schema.RuleSet})
 	if err != nil {
 		return nil, err

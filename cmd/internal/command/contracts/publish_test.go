@@ -108,7 +108,7 @@ func TestPublishGolden(t *testing.T) {
 	)
 	golden(t, "publish", got)
 
-	recs, err := svc.Contracts(t.Context(), "")
+	recs, err := svc.ContractRegistry().Contracts(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,13 +54,13 @@ func TestCalendar(t *testing.T) {
 	ctx := t.Context()
 	pact := `{"consumer":{"name":"billing"},"provider":{"name":"fulfillment"},"messages":[{"description":"a shipment",` +
 		`"contents":{"id":"s-1","carrier_code":"DHL"}}],"metadata":{"pactSpecification":{"version":"3.0.0"}}}`
-	if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments-value", ConsumerVersion: "2.0.1", Pact: json.RawMessage(pact)}); err != nil {
+	if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: "shipments-value", ConsumerVersion: "2.0.1", Pact: json.RawMessage(pact)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: "shipments-value", Fields: []string{".id", ".carrier_code"}, Range: lineage.VersionRange{From: 1}}); err != nil {
+	if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: "shipments-value", Fields: []string{".id", ".carrier_code"}, Range: lineage.VersionRange{From: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "search", Subject: "shipments-value", Fields: []string{".id"}, Range: lineage.VersionRange{From: 1}}); err != nil {
+	if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "search", Subject: "shipments-value", Fields: []string{".id"}, Range: lineage.VersionRange{From: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	got := clitest.TranscriptAs(t, "alice", url,

@@ -39,13 +39,13 @@ func newRegistryClock(t *testing.T, now func() time.Time) (string, *registry.Ser
 	if _, err := svc.Register(ctx, s, registry.RegisterRequest{Schema: shipV1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: s, Versions: []int{1}}); err != nil {
+	if _, err := svc.Lineage().SetProducer(ctx, lineage.Producer{Service: "fulfillment", Subject: s, Versions: []int{1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.PublishContract(ctx, registry.PublishContractRequest{Subject: s, ConsumerVersion: "2.0.1", Branch: "main", Pact: json.RawMessage(pactBilling)}); err != nil {
+	if _, err := svc.ContractRegistry().PublishContract(ctx, registry.PublishContractRequest{Subject: s, ConsumerVersion: "2.0.1", Branch: "main", Pact: json.RawMessage(pactBilling)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}}); err != nil {
+	if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	return url, svc
@@ -90,23 +90,23 @@ func TestDeprecations(t *testing.T) {
 	ctx := registry.WithActor(t.Context(), "alice")
 	const s = "shipments-value"
 	for _, c := range []string{"audit", "ops"} {
-		if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: c, Subject: s, Fields: []string{".id", ".carrier_code"}}); err != nil {
+		if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: c, Subject: s, Fields: []string{".id", ".carrier_code"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.Deprecate(ctx, s, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"), TTLDays: 30,
+	if _, err := svc.Governance().Deprecate(ctx, s, registry.DeprecateRequest{Item: governance.FieldItem(".carrier_code"), TTLDays: 30,
 		Replacement: ".carrier", Reason: "carriers are records"}); err != nil {
 		t.Fatal(err)
 	}
 	before := clitest.Transcript(t, url, clitest.OK("lineage", "deprecations", "--subject", s))
 	clk.Day(5)
-	if _, err := svc.DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".id"}}); err != nil {
+	if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".id"}}); err != nil {
 		t.Fatal(err)
 	}
 	clk.Day(10)
 	got := before + clitest.Transcript(t, url, clitest.OK("lineage", "deprecations", "--subject", s))
 	clk.Day(35)
-	if _, err := svc.GrantExtension(ctx, s, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
+	if _, err := svc.Governance().GrantExtension(ctx, s, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 		Consumer: "billing", Days: 20, Reason: "Q2 release", Approver: "fulfillment-lead"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +164,13 @@ func TestSameSecond(t *testing.T) {
 	_, err := svc.Register(ctx, s, registry.RegisterRequest{Schema: `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string"},{"name":"carrier_code","type":"string"}]}`})
 	step(100, "register v1", err)
 	clk.Set(at(300))
-	_, err = svc.DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}})
+	_, err = svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "crm", Subject: s, Fields: []string{".id", ".customer_email"}, Range: lineage.VersionRange{From: 1}})
 	step(300, "declare crm", err)
 	clk.Set(at(500))
 	_, err = svc.Register(ctx, s, registry.RegisterRequest{Schema: shipV1})
 	step(500, "register v2 with .customer_email", err)
 	clk.Set(at(700))
-	_, err = svc.DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".customer_email"}, Range: lineage.VersionRange{From: 1}})
+	_, err = svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "audit", Subject: s, Fields: []string{".customer_email"}, Range: lineage.VersionRange{From: 1}})
 	step(700, "declare audit", err)
 
 	r := clitest.Run(t, "--registry", url, "lineage", "pii", "-o", "json")
