@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Event is one stored event as a replay job reads it. The job fills what
@@ -49,7 +51,7 @@ const MagicByte = 0
 // ParseMessageIndexes).
 func ParseWire(b []byte) (id int64, rest []byte, err error) {
 	if len(b) < 5 {
-		return 0, nil, fmt.Errorf("payload of %d bytes is too short for the wire format (magic byte and 4-byte schema ID)", len(b))
+		return 0, nil, fmt.Errorf("payload of %s is too short for the wire format (magic byte and 4-byte schema ID)", rule.Plural(len(b), "byte"))
 	}
 	if b[0] != MagicByte {
 		return 0, nil, fmt.Errorf("payload starts with byte 0x%02x, not the wire format's magic byte 0x00", b[0])

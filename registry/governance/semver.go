@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
 )
 
@@ -355,7 +356,7 @@ func (c *classifier) deprecatedText(f compat.Field) string {
 // "field `carrier_code` deprecated, TTL 90 days, use `carrier.code`".
 func DeprecationSentence(path string, ttlDays int, replacement, reason string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "field `%s` deprecated, TTL %d days", Display(path), ttlDays)
+	fmt.Fprintf(&b, "field `%s` deprecated, TTL %s", Display(path), rule.Plural(ttlDays, "day"))
 	if replacement != "" {
 		fmt.Fprintf(&b, ", use `%s`", Display(replacement))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -303,7 +304,7 @@ func DumpCounts(w io.Writer, f Format, verb string, n client.DumpCounts) error {
 		return writeJSON(w, n)
 	}
 	return writeText(w, fmt.Sprintf("%s %s, %s, %s (%d soft-deleted), %s, %s\n", verb,
-		plural(n.Schemas, "schema", "schemas"), plural(n.Subjects, "subject", "subjects"),
-		plural(n.Versions, "version", "versions"), n.Deleted,
-		plural(n.Configs, "subject config", "subject configs"), plural(n.Modes, "subject mode", "subject modes")))
+		rule.Plural(n.Schemas, "schema"), rule.Plural(n.Subjects, "subject"),
+		rule.Plural(n.Versions, "version"), n.Deleted,
+		rule.Plural(n.Configs, "subject config"), rule.Plural(n.Modes, "subject mode")))
 }

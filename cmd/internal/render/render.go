@@ -126,16 +126,9 @@ func countOf(r *project.Result) counts {
 	return counts{r.Count(rule.Error), r.Count(rule.Warning), r.Count(rule.Notice)}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // String is "N errors, N warnings, N notices".
 func (c counts) String() string {
-	return plural(c.errors, "error", "errors") + ", " + plural(c.warnings, "warning", "warnings") + ", " + plural(c.notices, "notice", "notices")
+	return rule.Plural(c.errors, "error") + ", " + rule.Plural(c.warnings, "warning") + ", " + rule.Plural(c.notices, "notice")
 }
 
 // statusLine summarizes the subjects: "7 subjects: 3 changed, 2 unchanged, 1 added, 1 removed".
@@ -151,7 +144,7 @@ func statusLine(r *project.Result) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
 		}
 	}
-	line := plural(len(r.Subjects), "subject", "subjects")
+	line := rule.Plural(len(r.Subjects), "subject")
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ") + ")"
 	}

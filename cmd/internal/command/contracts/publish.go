@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -101,7 +102,7 @@ func writePublished(w io.Writer, r client.ContractRecord) error {
 	if r.Branch != "" {
 		who += " (" + r.Branch + ")"
 	}
-	fmt.Fprintf(&b, "published contract of %s for %s: %s, %s\n", who, r.Subject, r.Spec, plural(r.Interactions, "interaction"))
+	fmt.Fprintf(&b, "published contract of %s for %s: %s, %s\n", who, r.Subject, r.Spec, rule.Plural(r.Interactions, "interaction"))
 	fmt.Fprintf(&b, "%s against %s version %d\n", verdict, r.Subject, r.Version)
 	for _, f := range r.Verification.Findings {
 		pending := ""

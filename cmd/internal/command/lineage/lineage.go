@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -83,7 +84,7 @@ with '.', as ".carrier_code" or ".carrier.code".`,
 				_, err := fmt.Fprintf(out, "no consumer of %s reads %s\n", q.Subject, q.Path)
 				return err
 			}
-			fmt.Fprintf(out, "%s of %s %s affects %s:\n", change, q.Subject, q.Path, plural(len(imp), "consumer"))
+			fmt.Fprintf(out, "%s of %s %s affects %s:\n", change, q.Subject, q.Path, rule.Plural(len(imp), "consumer"))
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "CONSUMER\tREADS\tVERSIONS\tSOURCE\tSINCE")
 			for _, i := range imp {
@@ -200,7 +201,7 @@ extended (they read it under an extension, until when).`,
 // writeMigration prints one field's migration status: a heading with the
 // countdown and counts, then one row per consumer.
 func writeMigration(out io.Writer, m client.DeprecationMigration) {
-	when := fmt.Sprintf("deprecated, expires on %s (%s left)", date(m.ExpiresAt), plural(m.DaysLeft, "day"))
+	when := fmt.Sprintf("deprecated, expires on %s (%s left)", date(m.ExpiresAt), rule.Plural(m.DaysLeft, "day"))
 	if m.State == "expired" {
 		when = "expired on " + date(m.ExpiresAt)
 	}
@@ -227,7 +228,7 @@ func writeMigration(out io.Writer, m client.DeprecationMigration) {
 		fmt.Fprintf(tw, "%s\treading\t%s\treads %s since %s\n", c.Consumer, source(c.Source, c.ContractVersion, ""), strings.Join(c.Fields, ","), date(c.Since))
 	}
 	for _, c := range m.Extended {
-		fmt.Fprintf(tw, "%s\textended\t%s\tuntil %s (%s left)\n", c.Consumer, source(c.Source, c.ContractVersion, ""), date(c.Until), plural(c.DaysLeft, "day"))
+		fmt.Fprintf(tw, "%s\textended\t%s\tuntil %s (%s left)\n", c.Consumer, source(c.Source, c.ContractVersion, ""), date(c.Until), rule.Plural(c.DaysLeft, "day"))
 	}
 	_ = tw.Flush()
 }
@@ -323,11 +324,4 @@ func date(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

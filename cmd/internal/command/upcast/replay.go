@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 	up "github.com/charter-dev/charter/upcast"
 )
@@ -378,7 +379,7 @@ func (s replaySummary) renderText(w io.Writer) {
 	// are left out (how many depends on timing).
 	handled := st.Upcast + st.FastPath + st.Failed
 	fmt.Fprintf(w, "replay %s → v%d: %s, %d upcast, %d already at v%d, %d failed\n",
-		s.Subject, s.Target, plural(int(handled), "event"), st.Upcast, st.FastPath, s.Target, st.Failed)
+		s.Subject, s.Target, rule.Plural(int(handled), "event"), st.Upcast, st.FastPath, s.Target, st.Failed)
 	if len(st.Steps) > 0 {
 		fmt.Fprintln(w, "steps:")
 		for _, k := range sortedCounts(st.Steps) {
@@ -391,9 +392,9 @@ func (s replaySummary) renderText(w io.Writer) {
 			fmt.Fprintf(w, "  %-40s %d\n", k, st.Failures[k])
 		}
 	}
-	fmt.Fprintf(w, "wrote %s to %s", plural(int(s.Written), "event"), s.Out)
+	fmt.Fprintf(w, "wrote %s to %s", rule.Plural(int(s.Written), "event"), s.Out)
 	if s.Dead != "" {
-		fmt.Fprintf(w, ", %s to %s", plural(int(s.DeadLetters), "dead letter"), s.Dead)
+		fmt.Fprintf(w, ", %s to %s", rule.Plural(int(s.DeadLetters), "dead letter"), s.Dead)
 	}
 	fmt.Fprintln(w)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 	up "github.com/charter-dev/charter/upcast"
 )
@@ -221,15 +222,8 @@ func unwrapPath(err error) error {
 	return err
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func renderText(w io.Writer, rep *up.Report) {
-	fmt.Fprintf(w, "subject %s → v%d: %s\n", rep.Subject, rep.Target, plural(rep.Samples, "sample"))
+	fmt.Fprintf(w, "subject %s → v%d: %s\n", rep.Subject, rep.Target, rule.Plural(rep.Samples, "sample"))
 	for _, v := range rep.Versions {
 		path := strings.Join(v.Path, ", ")
 		if v.Version == rep.Target {
@@ -242,7 +236,7 @@ func renderText(w io.Writer, rep *up.Report) {
 		case v.Samples == 0:
 			status = "no samples"
 		}
-		fmt.Fprintf(w, "  v%-3d %-10s %s, %d ok, %d failed  [%s]\n", v.Version, status, plural(v.Samples, "sample"), v.OK, v.Failed, path)
+		fmt.Fprintf(w, "  v%-3d %-10s %s, %d ok, %d failed  [%s]\n", v.Version, status, rule.Plural(v.Samples, "sample"), v.OK, v.Failed, path)
 	}
 	for _, f := range rep.Failures {
 		where := fmt.Sprintf("line %d", f.Line)
@@ -263,7 +257,7 @@ func renderText(w io.Writer, rep *up.Report) {
 		fmt.Fprintf(w, "FAIL %s: expected value has no sample\n", id)
 	}
 	failed := rep.Samples - rep.OK
-	fmt.Fprintf(w, "%s: %d ok, %d failed\n", plural(rep.Samples, "sample"), rep.OK, failed)
+	fmt.Fprintf(w, "%s: %d ok, %d failed\n", rule.Plural(rep.Samples, "sample"), rep.OK, failed)
 }
 
 func renderGaps(w io.Writer, gap *up.GapError) {
