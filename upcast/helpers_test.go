@@ -15,8 +15,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/client"
@@ -119,8 +118,7 @@ func newRegistry(t testing.TB) *testRegistry {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	formats := []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
-	svc := registry.NewService(store, formats, registry.WithLogger(log))
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log))
 	h := api.New(svc, api.Options{Logger: log})
 	tr := &testRegistry{requests: map[string]int{}}
 	tr.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,13 +5,11 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 )
 
 // allFormats are the formats `charter serve` runs with.
-var allFormats = []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
+var allFormats = formats.Formats()
 
 // typed is a register/lookup/compatibility body for schema text of type t,
 // with extra JSON members (e.g. references).

@@ -18,10 +18,7 @@ import (
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/sqlite"
@@ -147,7 +144,7 @@ func newGovEnv(t *testing.T) *govEnv {
 	t.Cleanup(func() { _ = store.Close() })
 	e := &govEnv{t: t, oas: loadOAS(t), now: apiDay0}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.svc = registry.NewService(store, []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}},
+	e.svc = registry.NewService(store, formats.Formats(),
 		registry.WithLogger(log), registry.WithClock(func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }))
 	e.h = api.New(e.svc, api.Options{Logger: log})
 	return e

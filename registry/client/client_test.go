@@ -15,9 +15,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/client"
@@ -34,8 +32,7 @@ func newServer(t *testing.T) *httptest.Server {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	formats := []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
-	svc := registry.NewService(store, formats, registry.WithLogger(log))
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log))
 	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
 	t.Cleanup(func() {
 		srv.Close()

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/client"
@@ -26,8 +24,7 @@ func benchClient(b *testing.B) *client.Client {
 		b.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	formats := []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
-	srv := httptest.NewServer(api.New(registry.NewService(store, formats, registry.WithLogger(log)), api.Options{Logger: log}))
+	srv := httptest.NewServer(api.New(registry.NewService(store, formats.Formats(), registry.WithLogger(log)), api.Options{Logger: log}))
 	b.Cleanup(func() {
 		srv.Close()
 		store.Close()

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charter-dev/charter/compat"
-	"github.com/charter-dev/charter/compat/avro"
-	"github.com/charter-dev/charter/compat/jsonschema"
-	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/client"
@@ -29,8 +26,7 @@ func clockClient(t *testing.T, now time.Time, opts ...client.Option) *client.Cli
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	formats := []compat.Format{avro.Format{}, protobuf.Format{}, jsonschema.Format{}}
-	svc := registry.NewService(store, formats, registry.WithLogger(log), registry.WithClock(func() time.Time { return now }))
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithClock(func() time.Time { return now }))
 	srv := httptest.NewServer(api.New(svc, api.Options{Logger: log}))
 	t.Cleanup(func() {
 		srv.Close()
