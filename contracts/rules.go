@@ -6,18 +6,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
-)
-
-// Severity says what a finding does to the verdict: an error breaks the
-// contract (the schema cannot be deployed for this consumer), a warning and
-// a notice are reported and pass.
-type Severity string
-
-// Severities, strongest first.
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityNotice  Severity = "notice"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Rule IDs. A rule's ID never changes once released.
@@ -35,16 +24,14 @@ const (
 	RuleFieldExtended      = "CONTRACT_FIELD_EXTENDED"
 )
 
-// Rule is one contract check: a stable ID, a one-line purpose, a severity
-// and the source of its semantics. The check itself is one unexported
-// function: over one field the consumer reads (a site) or over one example
-// message.
-type Rule struct {
-	ID       string   `json:"id"`
-	Purpose  string   `json:"purpose"`
-	Severity Severity `json:"severity"`
-	Source   string   `json:"source"`
-
+// contractRule is one contract check: the rule (its severity says what a
+// finding does to the verdict: an error breaks the contract, a warning and
+// a notice are reported and pass) bound to the one unexported function
+// that fires it: over one field the consumer reads (a site) or over one
+// example message. CONTRACT_CONTENTS_UNCHECKED has neither: the verifier
+// reports it for a message whose contents are not JSON.
+type contractRule struct {
+	rule.Rule
 	site    func(*site) string
 	example func(*view, any) []decodeProblem
 }
@@ -77,101 +64,136 @@ type site struct {
 	schemaDeprecated bool
 }
 
-var rules = []Rule{
+var rules = []contractRule{
 	{
-		ID:       RuleFieldMissing,
-		Purpose:  "A field the consumer reads exists in the proposed schema.",
-		Severity: SeverityError,
-		Source:   "Pact V3 'Semantics around body values': every key of the expected body must be present in the actual message.",
-		site:     checkFieldMissing,
+		Rule: rule.Rule{
+			ID:       RuleFieldMissing,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer reads exists in the proposed schema.",
+			Severity: rule.Error,
+			Source:   "Pact V3 'Semantics around body values': every key of the expected body must be present in the actual message.",
+		},
+		site: checkFieldMissing,
 	},
 	{
-		ID:       RuleTypeMismatch,
-		Purpose:  "Every value the proposed schema allows for a field the consumer reads is one its matchers accept.",
-		Severity: SeverityError,
-		Source:   "Pact V3/V4 'Supported matching rules' (type, integer, decimal, number, boolean, null, date/time, values); equality when no rule applies.",
-		site:     checkTypeMismatch,
+		Rule: rule.Rule{
+			ID:       RuleTypeMismatch,
+			Category: rule.CategoryContract,
+			Purpose:  "Every value the proposed schema allows for a field the consumer reads is one its matchers accept.",
+			Severity: rule.Error,
+			Source:   "Pact V3/V4 'Supported matching rules' (type, integer, decimal, number, boolean, null, date/time, values); equality when no rule applies.",
+		},
+		site: checkTypeMismatch,
 	},
 	{
-		ID:       RuleRequiredDropped,
-		Purpose:  "A field the consumer relies on (non-null example, no null matcher) that the baseline schema guaranteed (always present, never null) is still guaranteed by the proposed schema.",
-		Severity: SeverityError,
-		Source:   "Pact V3 matching: an expected key must be present; null matches only the null matcher. Presence: Avro fields always, Protobuf fields except oneof members, JSON Schema 'required'; null: Avro unions, JSON Schema type null, Protobuf wrappers.",
-		site:     checkRequiredDropped,
+		Rule: rule.Rule{
+			ID:       RuleRequiredDropped,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer relies on (non-null example, no null matcher) that the baseline schema guaranteed (always present, never null) is still guaranteed by the proposed schema.",
+			Severity: rule.Error,
+			Source:   "Pact V3 matching: an expected key must be present; null matches only the null matcher. Presence: Avro fields always, Protobuf fields except oneof members, JSON Schema 'required'; null: Avro unions, JSON Schema type null, Protobuf wrappers.",
+		},
+		site: checkRequiredDropped,
 	},
 	{
-		ID:       RuleFieldOptional,
-		Purpose:  "A field the consumer relies on (non-null example, no null matcher) may be absent or null under the proposed schema, and was not guaranteed by the baseline either (or no baseline was given).",
-		Severity: SeverityWarning,
-		Source:   "As CONTRACT_REQUIRED_DROPPED; a warning because the schema never promised the value: the consumer should accept null or rely on a provider state.",
-		site:     checkFieldOptional,
+		Rule: rule.Rule{
+			ID:       RuleFieldOptional,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer relies on (non-null example, no null matcher) may be absent or null under the proposed schema, and was not guaranteed by the baseline either (or no baseline was given).",
+			Severity: rule.Warning,
+			Source:   "As CONTRACT_REQUIRED_DROPPED; a warning because the schema never promised the value: the consumer should accept null or rely on a provider state.",
+		},
+		site: checkFieldOptional,
 	},
 	{
-		ID:       RuleEnumValueRemoved,
-		Purpose:  "An enum value a consumer example uses is still a value of the field's enumeration.",
-		Severity: SeverityError,
-		Source:   "Avro enum symbols, Protobuf enum value names (JSON mapping), JSON Schema enum/const.",
-		site:     checkEnumValueRemoved,
+		Rule: rule.Rule{
+			ID:       RuleEnumValueRemoved,
+			Category: rule.CategoryContract,
+			Purpose:  "An enum value a consumer example uses is still a value of the field's enumeration.",
+			Severity: rule.Error,
+			Source:   "Avro enum symbols, Protobuf enum value names (JSON mapping), JSON Schema enum/const.",
+		},
+		site: checkEnumValueRemoved,
 	},
 	{
-		ID:       RuleEnumValueUnmatched,
-		Purpose:  "Every value of an enumeration the consumer matches with a regex satisfies that regex.",
-		Severity: SeverityError,
-		Source:   "Pact V2+ regex matcher applied to each value the schema allows.",
-		site:     checkEnumValueUnmatched,
+		Rule: rule.Rule{
+			ID:       RuleEnumValueUnmatched,
+			Category: rule.CategoryContract,
+			Purpose:  "Every value of an enumeration the consumer matches with a regex satisfies that regex.",
+			Severity: rule.Error,
+			Source:   "Pact V2+ regex matcher applied to each value the schema allows.",
+		},
+		site: checkEnumValueUnmatched,
 	},
 	{
-		ID:       RuleExampleUndecodable,
-		Purpose:  "Every example message decodes with the proposed schema's semantics.",
-		Severity: SeverityError,
-		Source:   "Avro: JSON form encoded with hamba/avro; Protobuf: proto3 JSON mapping (protojson into dynamicpb); JSON Schema: validation, missing required properties forgiven.",
-		example:  checkExampleUndecodable,
+		Rule: rule.Rule{
+			ID:       RuleExampleUndecodable,
+			Category: rule.CategoryContract,
+			Purpose:  "Every example message decodes with the proposed schema's semantics.",
+			Severity: rule.Error,
+			Source:   "Avro: JSON form encoded with hamba/avro; Protobuf: proto3 JSON mapping (protojson into dynamicpb); JSON Schema: validation, missing required properties forgiven.",
+		},
+		example: checkExampleUndecodable,
 	},
 	{
-		ID:       RuleContentsUnchecked,
-		Purpose:  "Message contents that are not JSON (binary, base64 of another type) are reported as not checked.",
-		Severity: SeverityWarning,
-		Source:   "Pact V4 'Bodies': contentType and encoded.",
+		Rule: rule.Rule{
+			ID:       RuleContentsUnchecked,
+			Category: rule.CategoryContract,
+			Purpose:  "Message contents that are not JSON (binary, base64 of another type) are reported as not checked.",
+			Severity: rule.Warning,
+			Source:   "Pact V4 'Bodies': contentType and encoded.",
+		},
 	},
 	{
-		ID:       RuleFieldDeprecated,
-		Purpose:  "A field the consumer reads is deprecated and its TTL has not ended; reports the days left.",
-		Severity: SeverityWarning,
-		Source:   "Charter governance deprecation records; Avro \"deprecated\", Protobuf deprecated option, JSON Schema deprecated keyword.",
-		site:     checkFieldDeprecated,
+		Rule: rule.Rule{
+			ID:       RuleFieldDeprecated,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer reads is deprecated and its TTL has not ended; reports the days left.",
+			Severity: rule.Warning,
+			Source:   "Charter governance deprecation records; Avro \"deprecated\", Protobuf deprecated option, JSON Schema deprecated keyword.",
+		},
+		site: checkFieldDeprecated,
 	},
 	{
-		ID:       RuleFieldExpired,
-		Purpose:  "A field the consumer reads is deprecated, its TTL has ended and the consumer holds no live extension.",
-		Severity: SeverityError,
-		Source:   "Charter governance deprecation records (TTL).",
-		site:     checkFieldExpired,
+		Rule: rule.Rule{
+			ID:       RuleFieldExpired,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer reads is deprecated, its TTL has ended and the consumer holds no live extension.",
+			Severity: rule.Error,
+			Source:   "Charter governance deprecation records (TTL).",
+		},
+		site: checkFieldExpired,
 	},
 	{
-		ID:       RuleFieldExtended,
-		Purpose:  "A field the consumer reads has expired but the consumer holds a live extension; reports when it ends.",
-		Severity: SeverityNotice,
-		Source:   "Charter governance deprecation records (extensions).",
-		site:     checkFieldExtended,
+		Rule: rule.Rule{
+			ID:       RuleFieldExtended,
+			Category: rule.CategoryContract,
+			Purpose:  "A field the consumer reads has expired but the consumer holds a live extension; reports when it ends.",
+			Severity: rule.Notice,
+			Source:   "Charter governance deprecation records (extensions).",
+		},
+		site: checkFieldExtended,
 	},
 }
 
 // Rules returns the contract rules in the order they run, as data for
 // `charter rules` and the generated docs.
-func Rules() []Rule {
-	out := make([]Rule, len(rules))
-	copy(out, rules)
+func Rules() []rule.Rule {
+	out := make([]rule.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r.Rule
+	}
 	return out
 }
 
-// LookupRule returns the rule with the given ID.
-func LookupRule(id string) (Rule, bool) {
+// severityOf is the default severity of the contract rule id.
+func severityOf(id string) rule.Severity {
 	for _, r := range rules {
 		if r.ID == id {
-			return r, true
+			return r.Severity
 		}
 	}
-	return Rule{}, false
+	return rule.Error
 }
 
 func displayPath(p string) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 )
 
@@ -148,8 +149,8 @@ func TestEveryRuleHasACase(t *testing.T) {
 				t.Errorf("rule %s has no testdata case: %v", r.ID, err)
 			}
 		}
-		if r.Purpose == "" || r.Source == "" || r.Severity == "" {
-			t.Errorf("rule %s lacks purpose, source or severity", r.ID)
+		if r.Purpose == "" || r.Source == "" || r.Category != rule.CategoryContract {
+			t.Errorf("rule %s lacks purpose, source or category", r.ID)
 		}
 	}
 }

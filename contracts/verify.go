@@ -6,19 +6,27 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Finding is one rule a contract's interaction breaks, or a warning or
 // notice about it, at one field path. It embeds the compat.Violation shape
 // (ruleId, path, message) and names the consumer and the interaction.
+//
+// It stays beside rule.Finding because it carries what the gate's finding
+// cannot: the interaction, the consumer's version and branch (a contract
+// is verified per interaction and per published version), whether the
+// interaction is pending (its errors never break the verdict) and the
+// end of a TTL or extension as a time. The gate groups these findings per
+// rule, consumer and path into rule.Findings (action/gate).
 type Finding struct {
 	compat.Violation
-	Severity        Severity `json:"severity"`
-	Consumer        string   `json:"consumer"`
-	ConsumerVersion string   `json:"consumerVersion,omitempty"`
-	Branch          string   `json:"branch,omitempty"`
-	Subject         string   `json:"subject,omitempty"`
-	Interaction     string   `json:"interaction"`
+	Severity        rule.Severity `json:"severity"`
+	Consumer        string        `json:"consumer"`
+	ConsumerVersion string        `json:"consumerVersion,omitempty"`
+	Branch          string        `json:"branch,omitempty"`
+	Subject         string        `json:"subject,omitempty"`
+	Interaction     string        `json:"interaction"`
 	// Pending is true for a V4 pending interaction, whose errors never
 	// break the verdict.
 	Pending bool `json:"pending,omitempty"`
@@ -29,7 +37,7 @@ type Finding struct {
 
 // Breaks reports whether the finding breaks the contract: an error of an
 // interaction that is not pending.
-func (f Finding) Breaks() bool { return f.Severity == SeverityError && !f.Pending }
+func (f Finding) Breaks() bool { return f.Severity == rule.Error && !f.Pending }
 
 // ContractResult is the verdict for one contract.
 type ContractResult struct {
@@ -200,10 +208,9 @@ func (w *walker) add(id, path, msg string, expires *time.Time) {
 		return
 	}
 	w.seen[key] = true
-	r, _ := LookupRule(id)
 	w.res.Findings = append(w.res.Findings, Finding{
 		Violation:       asViolation(id, path, msg),
-		Severity:        r.Severity,
+		Severity:        severityOf(id),
 		Consumer:        w.res.Consumer,
 		ConsumerVersion: w.res.ConsumerVersion,
 		Branch:          w.res.Branch,

@@ -38,7 +38,7 @@
 //
 // [Evaluate] applies the policy rules ([Rules]) to a new version, given
 // the previous version's fields, the new fields, metadata, ruleSet,
-// [Config] and the subject's consumers, and returns [Finding] values:
+// [Config] and the subject's consumers, and returns [rule.Finding] values:
 //
 //   - PII_UNTAGGED: a new field that looks like personal data, or a field
 //     that lost its PII tag, has no PII or SENSITIVE tag;

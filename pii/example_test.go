@@ -47,11 +47,11 @@ func ExampleEvaluate() {
 	v2 := parse(`{"type":"record","name":"Customer","namespace":"shop","fields":[
 		{"name":"id","type":"string"},
 		{"name":"customer_email","type":"string"}]}`)
-	cfg := pii.Config{Severity: map[string]pii.Severity{pii.RuleUntagged: pii.SeverityError}}
+	cfg := pii.Config{Severity: map[string]string{pii.RuleUntagged: "error"}}
 	for _, f := range pii.Evaluate(pii.Input{Previous: v1, Current: v2, Consumers: []string{"billing"}}, cfg) {
 		fmt.Println(f.Severity, f.RuleID, f.Path)
 	}
 	// Output:
-	// warn PII_NEW_FIELD_WITH_CONSUMERS .customer_email
+	// warning PII_NEW_FIELD_WITH_CONSUMERS .customer_email
 	// error PII_UNTAGGED .customer_email
 }

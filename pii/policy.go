@@ -8,22 +8,8 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 )
-
-// Severity is what a finding does to a registration: an error refuses
-// it, a warning is reported with it, off skips the rule.
-type Severity string
-
-// Severities (issue 4: error/warn/off).
-const (
-	SeverityError Severity = "error"
-	SeverityWarn  Severity = "warn"
-	SeverityOff   Severity = "off"
-)
-
-func (s Severity) valid() bool {
-	return s == SeverityError || s == SeverityWarn || s == SeverityOff
-}
 
 // Rule IDs. They never change once released.
 const (
@@ -32,67 +18,58 @@ const (
 	RuleNewFieldWithConsumers = "PII_NEW_FIELD_WITH_CONSUMERS"
 )
 
-// PolicyRule is one PII policy rule, in the shape of compat.Rule: a stable
-// SCREAMING_SNAKE ID, a one-line purpose and a source, plus the severity
-// it has unless configured otherwise and one small function.
-type PolicyRule struct {
-	ID      string   `json:"id"`
-	Purpose string   `json:"purpose"`
-	Source  string   `json:"source"`
-	Default Severity `json:"defaultSeverity"`
-	check   func(*evaluation) []Finding
+// policyRule is one PII policy rule bound to the one small function that
+// fires it. The function fills a finding's Path, Message and Hint;
+// Evaluate adds the rule ID and the configured severity.
+type policyRule struct {
+	rule.Rule
+	check func(*evaluation) []rule.Finding
 }
 
 // Every default is a warning: a Confluent client that knows nothing of
 // Charter's governance is never refused by these rules unless the operator
 // raises them to error (issue 4, "Policy engine").
-var policyRules = []PolicyRule{
-	{ID: RuleUntagged, Default: SeverityWarn, check: checkUntagged,
+var policyRules = []policyRule{
+	{Rule: rule.Rule{ID: RuleUntagged, Category: rule.CategoryPII, Severity: rule.Warning,
 		Purpose: "a field that looks like personal data (Detector) is new, or lost its PII tag, and carries no PII or SENSITIVE tag",
 		Source:  "Charter issue 4 §5; tags as in Confluent data contracts (confluent:tags, confluent.field_meta, metadata.tags)"},
-	{ID: RuleUnmasked, Default: SeverityWarn, check: checkUnmasked,
+		check: checkUntagged},
+	{Rule: rule.Rule{ID: RuleUnmasked, Category: rule.CategoryPII, Severity: rule.Warning,
 		Purpose: "a field whose tags the subject requires masked has no encryption, masking or tokenization marker",
 		Source:  "Charter issue 4 §5; Confluent CSFLE ENCRYPT rules and field-level rule tags"},
-	{ID: RuleNewFieldWithConsumers, Default: SeverityWarn, check: checkNewWithConsumers,
+		check: checkUnmasked},
+	{Rule: rule.Rule{ID: RuleNewFieldWithConsumers, Category: rule.CategoryPII, Severity: rule.Warning,
 		Purpose: "a new personal-data field appears on a subject that existing consumers read",
 		Source:  "Charter issue 4 §5"},
+		check: checkNewWithConsumers},
 }
 
 // Rules returns the PII policy rules in ID order.
-func Rules() []PolicyRule {
-	out := slices.Clone(policyRules)
+func Rules() []rule.Rule {
+	out := make([]rule.Rule, 0, len(policyRules))
+	for _, r := range policyRules {
+		out = append(out, r.Rule)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
-// LookupRule returns the PII policy rule with the given ID.
-func LookupRule(id string) (PolicyRule, bool) {
+// lookupRule returns the PII policy rule with the given ID.
+func lookupRule(id string) (policyRule, bool) {
 	for _, r := range policyRules {
 		if r.ID == id {
 			return r, true
 		}
 	}
-	return PolicyRule{}, false
-}
-
-// Finding is one policy result on one field.
-type Finding struct {
-	RuleID   string   `json:"ruleId"`
-	Severity Severity `json:"severity"`
-	Path     string   `json:"path"`
-	Message  string   `json:"message"`
-	Hint     string   `json:"hint,omitempty"`
-}
-
-// String formats a finding on one line: "warn PII_UNTAGGED at .email: …".
-func (f Finding) String() string {
-	return fmt.Sprintf("%s %s at %s: %s", f.Severity, f.RuleID, f.Path, f.Message)
+	return policyRule{}, false
 }
 
 // Config is a subject's PII policy. The zero value is the default policy.
 type Config struct {
-	// Severity overrides rule severities by rule ID.
-	Severity map[string]Severity `json:"severity,omitempty"`
+	// Severity overrides rule severities by rule ID: "error", "warning"
+	// (or "warn"), "notice", or "off" to switch the rule off (as
+	// rule.ParseSeverity reads them).
+	Severity map[string]string `json:"severity,omitempty"`
 	// PIITags are the tags that mark a field as personal data; default
 	// PII and SENSITIVE. Compared without regard to case.
 	PIITags []string `json:"piiTags,omitempty"`
@@ -130,16 +107,19 @@ var (
 	DefaultMaskingTags      = []string{"ENCRYPTED", "MASKED", "REDACTED", "TOKENIZED"}
 )
 
-// SeverityOf returns the severity of a rule under c: its configured
-// severity, else its default; SeverityOff for an unknown rule.
-func (c Config) SeverityOf(ruleID string) Severity {
+// SeverityOf returns the severity of a rule under c and whether the rule
+// is on: its configured severity, else its default; off for an unknown
+// rule or a severity that does not parse.
+func (c Config) SeverityOf(ruleID string) (rule.Severity, bool) {
+	r, ok := lookupRule(ruleID)
+	if !ok {
+		return rule.Notice, false
+	}
 	if s, ok := c.Severity[ruleID]; ok {
-		return s
+		sev, on, err := rule.ParseSeverity(s)
+		return sev, on && err == nil
 	}
-	if r, ok := LookupRule(ruleID); ok {
-		return r.Default
-	}
-	return SeverityOff
+	return r.Severity, !r.Off
 }
 
 // Validate reports unknown rule IDs and severities and an out-of-range
@@ -147,11 +127,11 @@ func (c Config) SeverityOf(ruleID string) Severity {
 func (c Config) Validate() error {
 	var errs []error
 	for id, s := range c.Severity {
-		if _, ok := LookupRule(id); !ok {
+		if _, ok := lookupRule(id); !ok {
 			errs = append(errs, fmt.Errorf("unknown PII rule %q", id))
 		}
-		if !s.valid() {
-			errs = append(errs, fmt.Errorf("rule %s: severity %q is not error, warn or off", id, s))
+		if _, _, err := rule.ParseSeverity(s); err != nil {
+			errs = append(errs, fmt.Errorf("rule %s: %w", id, err))
 		}
 	}
 	if c.MinConfidence > High {
@@ -221,15 +201,16 @@ type Input struct {
 // returns the findings, by rule ID and then in field order. A field that
 // several paths reach (a named type used twice) is reported once, at its
 // first path. Evaluate is a pure function of its arguments.
-func Evaluate(in Input, cfg Config) []Finding {
+func Evaluate(in Input, cfg Config) []rule.Finding {
 	e := newEvaluation(in, cfg.withDefaults())
-	var out []Finding
+	var out []rule.Finding
 	for _, r := range Rules() {
-		sev := e.cfg.SeverityOf(r.ID)
-		if sev == SeverityOff || !sev.valid() {
+		sev, on := e.cfg.SeverityOf(r.ID)
+		if !on {
 			continue
 		}
-		for _, f := range r.check(e) {
+		pr, _ := lookupRule(r.ID)
+		for _, f := range pr.check(e) {
 			f.RuleID, f.Severity = r.ID, sev
 			out = append(out, f)
 		}
@@ -350,15 +331,15 @@ func joinOr(ws []string) string {
 }
 
 // checkUntagged: PII_UNTAGGED.
-func checkUntagged(e *evaluation) []Finding {
-	var out []Finding
+func checkUntagged(e *evaluation) []rule.Finding {
+	var out []rule.Finding
 	for _, fi := range e.current {
 		if hasAnyTag(fi.tags, e.cfg.PIITags) {
 			continue
 		}
 		if pt := e.previousTags(fi); hasAnyTag(pt, e.cfg.PIITags) {
 			path, where := fi.where(false)
-			out = append(out, Finding{Path: path,
+			out = append(out, rule.Finding{Path: path,
 				Message: fmt.Sprintf("%s was tagged %s in the previous version and carries no %s tag now", where, strings.Join(pt, ", "), joinOr(e.cfg.PIITags)),
 				Hint:    tagHint(fi.f, firstTag(pt, e.cfg.PIITags))})
 			continue
@@ -371,7 +352,7 @@ func checkUntagged(e *evaluation) []Finding {
 			adj = ""
 		}
 		path, where := fi.where(true)
-		out = append(out, Finding{Path: path,
+		out = append(out, rule.Finding{Path: path,
 			Message: fmt.Sprintf("%s%s looks like personal data (%s, %s confidence: %s) but has no %s tag", adj, where, fi.best.PatternID, fi.best.Confidence, fi.best.Reason, joinOr(e.cfg.PIITags)),
 			Hint:    tagHint(fi.f, e.cfg.PIITags[0])})
 	}
@@ -403,17 +384,17 @@ func firstTag(tags, want []string) string {
 }
 
 // checkUnmasked: PII_UNMASKED.
-func checkUnmasked(e *evaluation) []Finding {
+func checkUnmasked(e *evaluation) []rule.Finding {
 	if len(e.cfg.MaskTags) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	for _, fi := range e.current {
 		if !hasAnyTag(fi.tags, e.cfg.MaskTags) || e.masked(fi) {
 			continue
 		}
 		path, where := fi.where(false)
-		out = append(out, Finding{Path: path,
+		out = append(out, rule.Finding{Path: path,
 			Message: fmt.Sprintf("%s is tagged %s, which this subject requires masked, and has no encryption, masking or tokenization marker", where, strings.Join(fi.tags, ", ")),
 			Hint: fmt.Sprintf(`add a domain rule of type %s with tags [%q] to the ruleSet (mode WRITE or WRITEREAD), set the field property %q, or tag the field %s`,
 				joinOr(e.cfg.MaskingRuleTypes), firstTag(fi.tags, e.cfg.MaskTags), e.cfg.MaskingProps[0], joinOr(e.cfg.MaskingTags))})
@@ -465,7 +446,7 @@ func (e *evaluation) masked(fi fieldInfo) bool {
 }
 
 // checkNewWithConsumers: PII_NEW_FIELD_WITH_CONSUMERS.
-func checkNewWithConsumers(e *evaluation) []Finding {
+func checkNewWithConsumers(e *evaluation) []rule.Finding {
 	if e.in.Previous == nil {
 		return nil
 	}
@@ -475,7 +456,7 @@ func checkNewWithConsumers(e *evaluation) []Finding {
 	if len(consumers) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []rule.Finding
 	for _, fi := range e.current {
 		if !fi.isNew() {
 			continue
@@ -494,7 +475,7 @@ func checkNewWithConsumers(e *evaluation) []Finding {
 			noun = "consumers"
 		}
 		path, where := fi.where(true)
-		out = append(out, Finding{Path: path,
+		out = append(out, rule.Finding{Path: path,
 			Message: fmt.Sprintf("new %s %s and will reach %d existing %s: %s", where, why, len(consumers), noun, strings.Join(consumers, ", ")),
 			Hint:    "tell the consuming teams before they receive personal data, and check that each may process it"})
 	}

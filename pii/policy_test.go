@@ -14,6 +14,7 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
 )
 
@@ -26,7 +27,7 @@ type ruleCase struct {
 
 // runRuleCase evaluates testdata/rules/<dir>/input.json and compares the
 // findings with want.json (rewritten with -update).
-func runRuleCase(t *testing.T, dir string) []pii.Finding {
+func runRuleCase(t *testing.T, dir string) []rule.Finding {
 	t.Helper()
 	dir = filepath.Join("testdata", "rules", dir)
 	raw, err := os.ReadFile(filepath.Join(dir, "input.json"))
@@ -44,7 +45,7 @@ func runRuleCase(t *testing.T, dir string) []pii.Finding {
 	}
 	got := pii.Evaluate(c.Input, c.Config)
 	if got == nil {
-		got = []pii.Finding{}
+		got = []rule.Finding{}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -95,11 +96,8 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 		if i > 0 && rules[i-1].ID >= r.ID {
 			t.Errorf("Rules not sorted by ID at %s", r.ID)
 		}
-		if !idRe.MatchString(r.ID) || r.Purpose == "" || r.Source == "" || r.Default != pii.SeverityWarn {
-			t.Errorf("rule %+v: ID, purpose and source are required; every default is warn", r)
-		}
-		if got, ok := pii.LookupRule(r.ID); !ok || got.ID != r.ID {
-			t.Errorf("LookupRule(%s) = %v, %v", r.ID, got, ok)
+		if !idRe.MatchString(r.ID) || r.Purpose == "" || r.Source == "" || r.Category != rule.CategoryPII || r.Severity != rule.Warning || r.Off {
+			t.Errorf("rule %+v: ID, purpose, source and category pii are required; every default is warning", r)
 		}
 		raw, err := os.ReadFile(filepath.Join("testdata", "rules", strings.ToLower(r.ID), "want.json"))
 		if err != nil {
@@ -110,30 +108,40 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 			t.Errorf("rule %s: its testdata case does not report it", r.ID)
 		}
 	}
-	if _, ok := pii.LookupRule("PII_NOPE"); ok {
-		t.Error("LookupRule found an unknown rule")
-	}
 }
 
 func TestConfig(t *testing.T) {
 	t.Parallel()
 	var c pii.Config
-	if c.SeverityOf(pii.RuleUntagged) != pii.SeverityWarn || c.SeverityOf("PII_NOPE") != pii.SeverityOff {
-		t.Error("defaults")
+	tests := []struct {
+		severity map[string]string
+		id       string
+		want     rule.Severity
+		on       bool
+	}{
+		{nil, pii.RuleUntagged, rule.Warning, true},
+		{nil, "PII_NOPE", rule.Notice, false},
+		{map[string]string{pii.RuleUntagged: "error"}, pii.RuleUntagged, rule.Error, true},
+		{map[string]string{pii.RuleUntagged: "error"}, pii.RuleUnmasked, rule.Warning, true},
+		{map[string]string{pii.RuleUntagged: "warn"}, pii.RuleUntagged, rule.Warning, true},
+		{map[string]string{pii.RuleUntagged: "off"}, pii.RuleUntagged, rule.Notice, false},
 	}
-	c.Severity = map[string]pii.Severity{pii.RuleUntagged: pii.SeverityError}
-	if c.SeverityOf(pii.RuleUntagged) != pii.SeverityError || c.SeverityOf(pii.RuleUnmasked) != pii.SeverityWarn {
-		t.Error("override")
+	for _, tt := range tests {
+		c.Severity = tt.severity
+		if sev, on := c.SeverityOf(tt.id); sev != tt.want || on != tt.on {
+			t.Errorf("%v: SeverityOf(%s) = %v, %v; want %v, %v", tt.severity, tt.id, sev, on, tt.want, tt.on)
+		}
 	}
+	c.Severity = map[string]string{pii.RuleUntagged: "error", pii.RuleUnmasked: "off"}
 	if err := c.Validate(); err != nil {
 		t.Error(err)
 	}
-	bad := pii.Config{Severity: map[string]pii.Severity{"PII_NOPE": pii.SeverityWarn, pii.RuleUnmasked: "fatal"}, MinConfidence: 7}
+	bad := pii.Config{Severity: map[string]string{"PII_NOPE": "warn", pii.RuleUnmasked: "fatal"}, MinConfidence: 7}
 	err := bad.Validate()
 	if err == nil {
 		t.Fatal("invalid config accepted")
 	}
-	for _, want := range []string{`unknown PII rule "PII_NOPE"`, `severity "fatal" is not error, warn or off`, "minConfidence 7"} {
+	for _, want := range []string{`unknown PII rule "PII_NOPE"`, `invalid severity "fatal"`, "minConfidence 7"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
@@ -208,7 +216,7 @@ func TestAcceptanceCustomerEmail(t *testing.T) {
 		{"name":"customer_email","type":["null","string"],"default":null,"confluent:tags":["PII"]}]}`)
 
 	got := pii.Evaluate(pii.Input{Previous: v1, Current: untagged}, pii.Config{})
-	if len(got) != 1 || got[0].RuleID != pii.RuleUntagged || got[0].Severity != pii.SeverityWarn || got[0].Path != ".customer_email" {
+	if len(got) != 1 || got[0].RuleID != pii.RuleUntagged || got[0].Severity != rule.Warning || got[0].Path != ".customer_email" {
 		t.Fatalf("untagged: %v", got)
 	}
 	if !strings.Contains(got[0].Message, "PII_EMAIL") || !strings.Contains(got[0].Hint, `{"shop.Customer.customer_email": ["PII"]}`) {
@@ -221,11 +229,11 @@ func TestAcceptanceCustomerEmail(t *testing.T) {
 	if got := pii.Evaluate(pii.Input{Previous: v1, Current: untagged, Metadata: md}, pii.Config{}); len(got) != 0 {
 		t.Errorf("tagged by metadata.tags: %v", got)
 	}
-	subject := pii.Config{Severity: map[string]pii.Severity{pii.RuleUntagged: pii.SeverityError}}
-	if got := pii.Evaluate(pii.Input{Previous: v1, Current: untagged}, subject); len(got) != 1 || got[0].Severity != pii.SeverityError {
+	subject := pii.Config{Severity: map[string]string{pii.RuleUntagged: "error"}}
+	if got := pii.Evaluate(pii.Input{Previous: v1, Current: untagged}, subject); len(got) != 1 || got[0].Severity != rule.Error {
 		t.Errorf("subject at error: %v", got)
 	}
-	off := pii.Config{Severity: map[string]pii.Severity{pii.RuleUntagged: pii.SeverityOff}}
+	off := pii.Config{Severity: map[string]string{pii.RuleUntagged: "off"}}
 	if got := pii.Evaluate(pii.Input{Previous: v1, Current: untagged}, off); len(got) != 0 {
 		t.Errorf("subject off: %v", got)
 	}

@@ -5,13 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 )
-
-// RuleSchemaTypeChanged is the finding reported when a subject's earlier
-// version is written in another schema language than the new one: no
-// reader of one language reads the other, so only NONE allows it.
-const RuleSchemaTypeChanged = "SCHEMA_TYPE_CHANGED"
 
 // CompatibilityResult is the verdict of a compatibility check (POST
 // /compatibility/...): Messages follow Confluent's verbose format (one
@@ -126,7 +122,7 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 			if st.Type != f.Type() {
 				foreign = append(foreign, compat.Finding{
 					Violation: compat.Violation{
-						RuleID:  RuleSchemaTypeChanged,
+						RuleID:  gate.RuleSchemaTypeChanged,
 						Path:    ".",
 						Message: fmt.Sprintf("version %d is a %s schema and the new schema is %s; only compatibility NONE allows changing the schema type", v.Version, st.Type, f.Type()),
 					},

@@ -22,9 +22,9 @@ import (
 // reads as the consumer's lineage (source "contract"), with an audit
 // entry, in one transaction. Every registration of the subject is then
 // verified against the published contracts (evaluate), and the findings
-// go through the policy engine: the CONTRACT_* rules, warnings by default
-// (governance.ContractSeverity), raised to errors per rule by the
-// operator's policy.
+// go through the policy engine: the CONTRACT_* rules at their own
+// severities by default (package contracts' declarations), raised or
+// lowered per rule by the operator's policy.
 
 const kindContract = "contract" // key consumer: ContractRecord
 

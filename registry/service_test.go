@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/registry"
@@ -203,8 +204,8 @@ func TestFormatsAndTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Compatible || len(res.Findings) != 1 || res.Findings[0].RuleID != registry.RuleSchemaTypeChanged {
-		t.Fatalf("cross-type check = %+v, want one %s finding", res, registry.RuleSchemaTypeChanged)
+	if res.Compatible || len(res.Findings) != 1 || res.Findings[0].RuleID != gate.RuleSchemaTypeChanged {
+		t.Fatalf("cross-type check = %+v, want one %s finding", res, gate.RuleSchemaTypeChanged)
 	}
 	if _, err := svc.SetConfig(ctx, "mixed", levelUpdate(compat.None)); err != nil {
 		t.Fatal(err)

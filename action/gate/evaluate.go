@@ -10,11 +10,6 @@ import (
 	"github.com/charter-dev/charter/registry/governance"
 )
 
-// RuleSchemaTypeChanged is reported when an earlier version the level
-// compares with is written in another schema language than the candidate:
-// no reader of one language reads the other, so only NONE allows it.
-const RuleSchemaTypeChanged = "SCHEMA_TYPE_CHANGED"
-
 // Evaluate judges in: compatibility (unless Existing), then the
 // governance rules, then the published contracts. The error is never a
 // verdict: it says that the state itself is unusable (a stored contract

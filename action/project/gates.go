@@ -17,50 +17,6 @@ import (
 	"github.com/charter-dev/charter/pii"
 )
 
-// The categories of the contract and PII rules in `charter rules`.
-const (
-	CategoryContract = "contract"
-	CategoryPII      = "pii"
-)
-
-// The contract rules (package contracts) and PII rules (package pii) are
-// listed with the policy rules, at the severities Check reports them at.
-// Another package of the binary (registry/governance) may have listed
-// the PII rules already.
-func init() {
-	var add []rule.Rule
-	for _, r := range contracts.Rules() {
-		add = append(add, rule.Rule{ID: r.ID, Category: CategoryContract, Severity: contractSeverity(r.Severity, false), Purpose: r.Purpose, Source: r.Source})
-	}
-	for _, r := range pii.Rules() {
-		add = append(add, rule.Rule{ID: r.ID, Category: CategoryPII, Severity: piiSeverity(r.Default), Purpose: r.Purpose, Source: r.Source})
-	}
-	var fresh []rule.Rule
-	for _, r := range add {
-		if _, dup := rule.LookupRule(r.ID); !dup {
-			fresh = append(fresh, r)
-		}
-	}
-	rule.RegisterRules(fresh...)
-}
-
-func contractSeverity(s contracts.Severity, pending bool) rule.Severity {
-	switch {
-	case s == contracts.SeverityError && !pending:
-		return rule.Error
-	case s == contracts.SeverityError, s == contracts.SeverityWarning:
-		return rule.Warning
-	}
-	return rule.Notice
-}
-
-func piiSeverity(s pii.Severity) rule.Severity {
-	if s == pii.SeverityError {
-		return rule.Error
-	}
-	return rule.Warning
-}
-
 // ContractSource supplies the consumer contracts published for a subject.
 // A Baseline that implements it (the registry, once it stores contracts)
 // adds them to the pacts charter.yaml lists; ContractsEvaluator finds it
@@ -226,6 +182,15 @@ var contractHints = map[string]string{
 	contracts.RuleFieldExtended:      "the consumer's extension ends soon: move it to the replacement",
 }
 
+// pendingSeverity is f's severity, at most a warning for a pending
+// interaction.
+func pendingSeverity(f contracts.Finding) rule.Severity {
+	if f.Pending {
+		return min(f.Severity, rule.Warning)
+	}
+	return f.Severity
+}
+
 func contractFinding(subject, file string, f contracts.Finding) rule.Finding {
 	msg, hint := splitHint(f.Message)
 	if hint == "" {
@@ -239,7 +204,7 @@ func contractFinding(subject, file string, f contracts.Finding) rule.Finding {
 	if f.ConsumerVersion != "" {
 		consumer += "@" + f.ConsumerVersion
 	}
-	return rule.Finding{RuleID: f.RuleID, Severity: contractSeverity(f.Severity, f.Pending), Subject: subject,
+	return rule.Finding{RuleID: f.RuleID, Severity: pendingSeverity(f), Subject: subject,
 		Path: f.Path, Message: msg, Hint: hint, Consumer: consumer}
 }
 
@@ -280,8 +245,8 @@ func PIIEvaluator() Evaluator {
 				}
 			}
 			for _, f := range pii.Evaluate(pin, cfg) {
-				out = append(out, rule.Finding{RuleID: f.RuleID, Severity: piiSeverity(f.Severity), Subject: s.Name,
-					Path: f.Path, Message: f.Message, Hint: f.Hint})
+				f.Subject = s.Name
+				out = append(out, f)
 			}
 		}
 		return out, nil

@@ -258,17 +258,3 @@ func TestPIILostTagAgainstRegistry(t *testing.T) {
 		t.Errorf("findings: %+v", fs)
 	}
 }
-
-func TestRulesListContractAndPII(t *testing.T) {
-	t.Parallel()
-	for _, id := range []string{contracts.RuleFieldMissing, contracts.RuleExampleUndecodable, "PII_UNTAGGED", "PII_UNMASKED"} {
-		r, ok := project.LookupRule(id)
-		if !ok {
-			t.Errorf("rule %s is not listed", id)
-			continue
-		}
-		if r.Purpose == "" || (r.Category != project.CategoryContract && r.Category != project.CategoryPII && r.Category != "pii") {
-			t.Errorf("rule %s: %+v", id, r)
-		}
-	}
-}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json and golden files from the current output")
@@ -145,5 +146,5 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 
 // isRule reports whether id is a rule of avro.Rules.
 func isRule(id string) bool {
-	return slices.ContainsFunc(avro.Rules(), func(r compat.Rule) bool { return r.ID == id })
+	return slices.ContainsFunc(avro.Rules(), func(r rule.Rule) bool { return r.ID == id })
 }

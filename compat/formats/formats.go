@@ -21,6 +21,7 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Entry is one schema format.
@@ -38,7 +39,7 @@ type Entry struct {
 	// profiles.
 	Format compat.Format
 	// Rules lists the format's compatibility rules.
-	Rules func() []compat.Rule
+	Rules func() []rule.Rule
 }
 
 // Name is the lower-case name of the type, as flags and charter.yaml

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // RuleTypeChanged is reported when a reader part has another type than the
@@ -446,8 +447,8 @@ var ruleDefs = []ruleDef{
 
 // Rules returns Charter's table of JSON Schema rules: one per change type
 // Confluent's differ reports as incompatible, then JSON_SCHEMA_TOO_COMPLEX.
-func Rules() []compat.Rule {
-	out := make([]compat.Rule, 0, len(ruleDefs)+1)
+func Rules() []rule.Rule {
+	out := make([]rule.Rule, 0, len(ruleDefs)+1)
 	for _, r := range ruleDefs {
 		src := fmt.Sprintf(srcConfluent, r.change)
 		if r.lenient {
@@ -457,9 +458,9 @@ func Rules() []compat.Rule {
 		if r.note != "" {
 			src += ". Charter: " + r.note
 		}
-		out = append(out, compat.Rule{ID: r.id, Format: compat.JSON, Purpose: r.purpose, Source: src})
+		out = append(out, rule.Rule{ID: r.id, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Error, Purpose: r.purpose, Source: src})
 	}
-	return append(out, compat.Rule{ID: RuleTooComplex, Format: compat.JSON,
+	return append(out, rule.Rule{ID: RuleTooComplex, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Error,
 		Purpose: "Two versions must be comparable within the work budget: nested anyOf/oneOf alternatives are compared pairwise at every level.",
 		Source: "Charter (no Confluent change type): a bound on the subschema comparisons of one check, " +
 			"so that schemas under the registry's size limit cannot exhaust its CPU or memory"})

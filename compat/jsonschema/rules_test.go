@@ -12,6 +12,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/jsonschema"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json and golden files from the current output")
@@ -182,5 +183,5 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 
 // isRule reports whether id is a rule of jsonschema.Rules.
 func isRule(id string) bool {
-	return slices.ContainsFunc(jsonschema.Rules(), func(r compat.Rule) bool { return r.ID == id })
+	return slices.ContainsFunc(jsonschema.Rules(), func(r rule.Rule) bool { return r.ID == id })
 }

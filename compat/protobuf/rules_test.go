@@ -12,6 +12,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/protobuf"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite want.json and golden files from the current output")
@@ -204,7 +205,7 @@ func TestEveryRuleHasTestdata(t *testing.T) {
 
 // isRule reports whether id is a rule of protobuf.Rules.
 func isRule(id string) bool {
-	return slices.ContainsFunc(protobuf.Rules(), func(r compat.Rule) bool { return r.ID == id })
+	return slices.ContainsFunc(protobuf.Rules(), func(r rule.Rule) bool { return r.ID == id })
 }
 
 // TestProfileByName: the names a subject selects a profile by, in any case,

@@ -1,4 +1,4 @@
-// Package policy is Charter's one gate: it turns everything that can be
+// Package rule is Charter's one gate: it turns everything that can be
 // wrong with a schema change (compatibility at the subject's level,
 // consumer contracts, PII policy, deprecation TTLs, ownership, semantic
 // versions) into Findings of one shape, which the registry, the CLI

@@ -2,9 +2,8 @@ package rule
 
 import (
 	"errors"
-	"fmt"
-	"sort"
-	"sync"
+
+	"github.com/charter-dev/charter/compat"
 )
 
 // ErrFailed is returned by a gate (`charter check`, `charter diff`) after it
@@ -12,67 +11,60 @@ import (
 // Match it with errors.Is.
 var ErrFailed = errors.New("policy check failed")
 
-// Rule is one policy rule, listed by `charter rules` beside the compat
-// rules: a stable SCREAMING_SNAKE ID that a Finding's RuleID carries, a
-// one-sentence purpose and the severity it reports at unless a project
-// overrides it. Packages that report findings (project checks, pii,
-// contracts, deprecation, ownership) register their rules at init time.
+// Rule is one rule of Charter: a stable SCREAMING_SNAKE ID that a
+// Finding's RuleID carries (a named constant declared once, beside the
+// code that fires it), a one-sentence purpose, where it comes from, its
+// category and the severity it reports at unless configured otherwise.
+// Each package that fires rules lists them in a Rules function; package
+// action/rules is the catalog of them all.
 type Rule struct {
-	ID      string `json:"id"`
-	Purpose string `json:"purpose"`
-	// Category groups rules in listings: "project", "contract", "pii",
-	// "deprecation", "ownership", "semver".
+	ID string `json:"id"`
+	// Format is the schema language of a compatibility rule (AVRO,
+	// PROTOBUF, JSON); "" for a rule of every format.
+	Format compat.SchemaType `json:"format,omitempty"`
+	// Category groups rules in listings (the Category constants).
 	Category string `json:"category"`
-	// Severity is the default severity of the rule's findings.
+	// Severity is the default severity of the rule's findings (once
+	// switched on, for an Off rule).
 	Severity Severity `json:"severity"`
-	// Source cites where the rule comes from (a spec section, a
-	// Confluent behaviour, a Charter design note), "" when it is Charter's
-	// own.
-	Source string `json:"source,omitempty"`
 	// Off marks a rule that is switched off unless configured: it
-	// reports nothing by default, and at Severity once switched on
-	// (the event-design rules of package registry/governance).
-	Off bool `json:"off,omitempty"`
+	// reports nothing by default, and at Severity once switched on.
+	Off     bool   `json:"off,omitempty"`
+	Purpose string `json:"purpose"`
+	// Source cites where the rule comes from (a spec section, a
+	// Confluent behaviour, a Charter issue), "" when it is Charter's own.
+	Source string `json:"source,omitempty"`
+	// Profiles names the rule profiles that run a compatibility rule,
+	// for a format whose rules come in profiles (Protobuf: CONFLUENT,
+	// WIRE, WIRE_JSON); nil when the rule always runs.
+	Profiles []string `json:"profiles,omitempty"`
 }
 
-var (
-	rulesMu sync.RWMutex
-	rules   = map[string]Rule{}
+// DefaultSeverity is what the rule reports at by default: "off" for an
+// Off rule, else its severity's name.
+func (r Rule) DefaultSeverity() string {
+	if r.Off {
+		return "off"
+	}
+	return r.Severity.String()
+}
+
+// The categories of rules.
+const (
+	// CategoryCompat: a format's compatibility rules (AVRO_, PROTO_,
+	// JSON_), errors when the subject's level applies them.
+	CategoryCompat = "compatibility"
+	// CategoryProject: the checks of a charter.yaml project.
+	CategoryProject = "project"
+	// CategoryContract: consumer contracts (CONTRACT_).
+	CategoryContract = "contract"
+	// CategoryPII: the PII policy (PII_).
+	CategoryPII = "pii"
+	// CategoryOwnership, CategoryDeprecation, CategoryReserved,
+	// CategorySemver and CategoryEvent: the governance rules.
+	CategoryOwnership   = "ownership"
+	CategoryDeprecation = "deprecation"
+	CategoryReserved    = "reserved"
+	CategorySemver      = "semver"
+	CategoryEvent       = "event"
 )
-
-// RegisterRules adds rules to the table that `charter rules` and the docs
-// read. It panics on an empty or duplicate ID: that is a programming error
-// found at init time.
-func RegisterRules(rs ...Rule) {
-	rulesMu.Lock()
-	defer rulesMu.Unlock()
-	for _, r := range rs {
-		if r.ID == "" {
-			panic("policy: rule with an empty ID")
-		}
-		if _, dup := rules[r.ID]; dup {
-			panic(fmt.Sprintf("policy: rule %s registered twice", r.ID))
-		}
-		rules[r.ID] = r
-	}
-}
-
-// Rules returns every registered policy rule sorted by ID.
-func Rules() []Rule {
-	rulesMu.RLock()
-	defer rulesMu.RUnlock()
-	out := make([]Rule, 0, len(rules))
-	for _, r := range rules {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// LookupRule returns the policy rule with the given ID.
-func LookupRule(id string) (Rule, bool) {
-	rulesMu.RLock()
-	defer rulesMu.RUnlock()
-	r, ok := rules[id]
-	return r, ok
-}

@@ -8,36 +8,19 @@ import (
 	"github.com/charter-dev/charter/compat/rule"
 )
 
-func TestRegisterRules(t *testing.T) {
-	rule.RegisterRules(
-		rule.Rule{ID: "ZZ_TEST_B", Purpose: "b", Category: "test", Severity: rule.Warning},
-		rule.Rule{ID: "ZZ_TEST_A", Purpose: "a", Category: "test", Severity: rule.Error},
-	)
-	r, ok := rule.LookupRule("ZZ_TEST_A")
-	if !ok || r.Purpose != "a" || r.Severity != rule.Error {
-		t.Fatalf("LookupRule(ZZ_TEST_A) = %+v, %v", r, ok)
+func TestDefaultSeverity(t *testing.T) {
+	tests := []struct {
+		r    rule.Rule
+		want string
+	}{
+		{rule.Rule{Severity: rule.Error}, "error"},
+		{rule.Rule{Severity: rule.Notice}, "notice"},
+		{rule.Rule{Severity: rule.Warning, Off: true}, "off"},
 	}
-	if _, ok := rule.LookupRule("ZZ_TEST_MISSING"); ok {
-		t.Error("LookupRule found an unregistered rule")
-	}
-	var ids []string
-	for _, r := range rule.Rules() {
-		if r.Category == "test" {
-			ids = append(ids, r.ID)
+	for _, tt := range tests {
+		if got := tt.r.DefaultSeverity(); got != tt.want {
+			t.Errorf("%+v.DefaultSeverity() = %q, want %q", tt.r, got, tt.want)
 		}
-	}
-	if fmt.Sprint(ids) != "[ZZ_TEST_A ZZ_TEST_B]" {
-		t.Errorf("Rules() test entries = %v, want sorted [ZZ_TEST_A ZZ_TEST_B]", ids)
-	}
-	for _, bad := range []rule.Rule{{ID: "ZZ_TEST_A"}, {ID: ""}} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("RegisterRules(%+v) did not panic", bad)
-				}
-			}()
-			rule.RegisterRules(bad)
-		}()
 	}
 }
 

@@ -153,7 +153,7 @@ func (c PolicyConfig) Severity(id string) (rule.Severity, bool) {
 			return sev, on
 		}
 	}
-	r, ok := LookupRule(id)
+	r, ok := LookupPolicyRule(id)
 	if !ok {
 		return rule.Notice, false
 	}
@@ -166,7 +166,7 @@ func (c PolicyConfig) Severity(id string) (rule.Severity, bool) {
 func (c PolicyConfig) Validate() error {
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(c.Rules)) {
-		if _, ok := LookupRule(id); !ok {
+		if _, ok := LookupPolicyRule(id); !ok {
 			errs = append(errs, fmt.Errorf("unknown rule %q (GET /governance/rules lists them)", id))
 			continue
 		}

@@ -2,6 +2,7 @@ package governance_test
 
 import (
 	"github.com/charter-dev/charter/contracts"
+	"github.com/charter-dev/charter/pii"
 	"strings"
 	"testing"
 
@@ -89,30 +90,30 @@ func TestPolicyValidate(t *testing.T) {
 	}
 }
 
-// TestRuleTable: every governance rule is in the policy table with its
-// category; only DEPRECATION_EXPIRED and DEPRECATION_REMOVAL_GUARDED
-// (both only for deprecations declared through the governance API) and
-// the contract rules that break a published contract refuse by default
-// (at the contract rule's own severity); the event rules are off.
+// TestRuleTable: the policy configures every rule of this package and of
+// packages pii and contracts, each with the declaration's own severity;
+// only DEPRECATION_EXPIRED and DEPRECATION_REMOVAL_GUARDED (both only for
+// deprecations declared through the governance API) and the contract
+// rules that break a published contract refuse by default; the event
+// rules are off.
 func TestRuleTable(t *testing.T) {
-	rs := governance.Rules()
-	if len(rs) < 13 {
-		t.Fatalf("%d rules", len(rs))
+	want := len(governance.Rules()) + len(pii.Rules()) + len(contracts.Rules())
+	rs := governance.PolicyRules()
+	if len(rs) != want || len(governance.Rules()) != 13 {
+		t.Fatalf("%d policy rules, want %d (13 of governance)", len(rs), want)
 	}
+	var p governance.PolicyConfig
 	for _, r := range rs {
 		if r.ID == "" || r.Purpose == "" || r.Category == "" {
 			t.Errorf("incomplete rule %+v", r)
 		}
-		if _, ok := rule.LookupRule(r.ID); !ok {
-			t.Errorf("%s is not in the policy table", r.ID)
+		if got, ok := governance.LookupPolicyRule(r.ID); !ok || got.ID != r.ID {
+			t.Errorf("LookupPolicyRule(%s) = %v, %v", r.ID, got.ID, ok)
 		}
-		contract := r.Category == governance.CategoryContract
-		if contract {
-			cr, ok := contracts.LookupRule(r.ID)
-			if !ok || governance.ContractSeverity(cr.Severity) != r.Severity {
-				t.Errorf("%s: severity %s, the contract rule's is %v", r.ID, r.Severity, cr.Severity)
-			}
+		if sev, on := p.Severity(r.ID); sev != r.Severity || on == r.Off {
+			t.Errorf("%s: default policy severity %v (on %v), declared %v (off %v)", r.ID, sev, on, r.Severity, r.Off)
 		}
+		contract := r.Category == rule.CategoryContract
 		if r.Severity == rule.Error && !r.Off && !contract && r.ID != governance.RuleDeprecationExpired && r.ID != governance.RuleDeprecationRemovalGuarded {
 			t.Errorf("%s refuses registrations by default", r.ID)
 		}

@@ -42,11 +42,11 @@ const (
 )
 
 var deprecationTableRules = []rule.Rule{
-	{ID: RuleDeprecationExpiredRead, Category: CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
+	{ID: RuleDeprecationExpiredRead, Category: rule.CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
 		Purpose: "The new version keeps an expired field that consumers without a running extension still read: allowed, so that they do not break, and each of them is named."},
-	{ID: RuleDeprecationRemovedEarly, Category: CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
+	{ID: RuleDeprecationRemovedEarly, Category: rule.CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
 		Purpose: "The new version removes a deprecated field before its expiry; nobody reads it, so the removal is allowed."},
-	{ID: RuleDeprecationRemovalGuarded, Category: CategoryDeprecation, Severity: rule.Error, Source: "Charter issue 5 §7; issue 10 §3",
+	{ID: RuleDeprecationRemovalGuarded, Category: rule.CategoryDeprecation, Severity: rule.Error, Source: "Charter issue 5 §7; issue 10 §3",
 		Purpose: "The new version removes a field deprecated through the governance API while consumers (by published contract or declared lineage) still read it, " +
 			"before or after its expiry, extension holders included; keeping it stays allowed."},
 }

@@ -344,15 +344,15 @@ func withTags(raw []byte, tags map[string][]string) pii.Metadata {
 
 // pii runs the PII rules of package pii.
 func (e *evaluation) pii() {
-	ids := []string{RulePIIUntagged, RulePIIUnmasked, RulePIINewFieldWithConsumers}
-	cfg := pii.Config{Severity: map[string]pii.Severity{}}
+	cfg := pii.Config{Severity: map[string]string{}}
 	enabled := false
-	for _, id := range ids {
-		if e.on(id) {
-			cfg.Severity[id] = pii.SeverityWarn
+	for _, r := range pii.Rules() {
+		// The policy's severity is applied by e.add.
+		if e.on(r.ID) {
+			cfg.Severity[r.ID] = rule.Warning.String()
 			enabled = true
 		} else {
-			cfg.Severity[id] = pii.SeverityOff
+			cfg.Severity[r.ID] = "off"
 		}
 	}
 	if !enabled {
@@ -378,9 +378,7 @@ func (e *evaluation) pii() {
 	for _, d := range e.in.State.Dismissals {
 		in.Dismissals = append(in.Dismissals, pii.Dismissal{Field: d.Field, PatternID: d.PatternID, By: d.By, Reason: d.Reason})
 	}
-	for _, f := range pii.Evaluate(in, cfg) {
-		e.add(rule.Finding{RuleID: f.RuleID, Path: f.Path, Message: f.Message, Hint: f.Hint})
-	}
+	e.add(pii.Evaluate(in, cfg)...)
 }
 
 // classify returns the candidate's semantic version and classification,

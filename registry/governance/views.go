@@ -73,10 +73,11 @@ type RuleStatus struct {
 	Effective string `json:"effective"`
 }
 
-// RuleStatuses returns every rule with its severity under p.
+// RuleStatuses returns every rule a policy configures (PolicyRules) with
+// its severity under p.
 func RuleStatuses(p PolicyConfig) []RuleStatus {
 	var out []RuleStatus
-	for _, r := range Rules() {
+	for _, r := range PolicyRules() {
 		v := RuleStatus{Rule: r, DefaultSeverity: r.Severity, Effective: "off"}
 		if sev, on := p.Severity(r.ID); on {
 			v.Effective = sev.String()

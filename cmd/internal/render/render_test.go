@@ -254,7 +254,7 @@ func TestParseFormat(t *testing.T) {
 
 func TestRulesGolden(t *testing.T) {
 	t.Parallel()
-	rules := []project.RuleInfo{
+	rules := []rule.Rule{
 		{ID: "AVRO_TYPE_MISMATCH", Format: compat.Avro, Category: "compatibility", Severity: rule.Error, Purpose: "Types must match | promote."},
 		{ID: "SUBJECT_ADDED", Category: "project", Severity: rule.Notice, Purpose: "A new subject."},
 	}

@@ -7,16 +7,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Rules writes the rule table: text (aligned columns ID, FORMAT,
 // CATEGORY, SEVERITY, PROFILES, PURPOSE), json ({"rules": [...]}) or
 // markdown (a table, as docs/rules.md would hold it). The profiles column
 // is there when a listed rule has profiles. github and sarif are refused.
-func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
+func Rules(w io.Writer, f Format, rules []rule.Rule, o Options) error {
 	var b strings.Builder
-	withProfiles := slices.ContainsFunc(rules, func(r project.RuleInfo) bool { return len(r.Profiles) > 0 })
+	withProfiles := slices.ContainsFunc(rules, func(r rule.Rule) bool { return len(r.Profiles) > 0 })
 	switch f {
 	case Text:
 		st := newStyles(w, o.Color)
@@ -25,10 +25,10 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 			idW, fmtW, catW = max(idW, len(r.ID)), max(fmtW, len(formatName(r))), max(catW, len(r.Category))
 			profW = max(profW, len(profiles(r)))
 		}
-		profHead, profCell := "", func(project.RuleInfo) string { return "" }
+		profHead, profCell := "", func(rule.Rule) string { return "" }
 		if withProfiles {
 			profHead = st.subject.Render(pad("PROFILES", profW)) + "  "
-			profCell = func(r project.RuleInfo) string { return pad(profiles(r), profW) + "  " }
+			profCell = func(r rule.Rule) string { return pad(profiles(r), profW) + "  " }
 		}
 		fmt.Fprintf(&b, "%s  %s  %s  %s  %s%s\n", st.subject.Render(pad("ID", idW)), st.subject.Render(pad("FORMAT", fmtW)),
 			st.subject.Render(pad("CATEGORY", catW)), st.subject.Render(pad("SEVERITY", 8)), profHead, st.subject.Render("PURPOSE"))
@@ -39,13 +39,13 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 		fmt.Fprintf(&b, "\n%d rules\n", len(rules))
 	case JSON:
 		if rules == nil {
-			rules = []project.RuleInfo{}
+			rules = []rule.Rule{}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(struct {
-			Rules []project.RuleInfo `json:"rules"`
+			Rules []rule.Rule `json:"rules"`
 		}{rules}); err != nil {
 			return fmt.Errorf("write json output: %w", err)
 		}
@@ -74,9 +74,9 @@ func Rules(w io.Writer, f Format, rules []project.RuleInfo, o Options) error {
 
 // profiles is the profiles cell of r: "WIRE,WIRE_JSON", "" for a rule
 // that always runs.
-func profiles(r project.RuleInfo) string { return strings.Join(r.Profiles, ",") }
+func profiles(r rule.Rule) string { return strings.Join(r.Profiles, ",") }
 
-func formatName(r project.RuleInfo) string {
+func formatName(r rule.Rule) string {
 	if r.Format == "" {
 		return "any"
 	}
@@ -85,7 +85,7 @@ func formatName(r project.RuleInfo) string {
 
 // severityCell is the padded default severity of r: "off", unstyled, for
 // a rule that reports nothing until configured.
-func severityCell(st styles, r project.RuleInfo) string {
+func severityCell(st styles, r rule.Rule) string {
 	if r.Off {
 		return pad(r.DefaultSeverity(), 8)
 	}

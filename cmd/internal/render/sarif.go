@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -107,7 +108,7 @@ func checkSARIF(w io.Writer, r *project.Result, o Options) error {
 			i = len(drv.Rules)
 			index[f.RuleID] = i
 			sr := sarifRule{ID: f.RuleID, ShortDescription: sarifText{f.RuleID}, DefaultConfiguration: sarifLevel{sarifLevelOf(f.Severity)}}
-			if info, ok := project.LookupRule(f.RuleID); ok {
+			if info, ok := rules.Lookup(f.RuleID); ok {
 				sr.ShortDescription = sarifText{info.Purpose}
 				sr.DefaultConfiguration = sarifLevel{sarifLevelOf(info.Severity)}
 				sr.Properties = map[string]string{"category": info.Category}

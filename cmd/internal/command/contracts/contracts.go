@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 )
 
@@ -183,7 +184,7 @@ func writeText(w io.Writer, schemaPath string, pacts []string, rep *contracts.Re
 	var b strings.Builder
 	broken := 0
 	for i, c := range rep.Contracts {
-		counts := map[contracts.Severity]int{}
+		counts := map[rule.Severity]int{}
 		for _, f := range c.Findings {
 			counts[f.Severity]++
 		}
@@ -215,11 +216,11 @@ func writeText(w io.Writer, schemaPath string, pacts []string, rep *contracts.Re
 	return err
 }
 
-func summary(counts map[contracts.Severity]int) string {
+func summary(counts map[rule.Severity]int) string {
 	var parts []string
-	for _, s := range []contracts.Severity{contracts.SeverityError, contracts.SeverityWarning, contracts.SeverityNotice} {
+	for _, s := range []rule.Severity{rule.Error, rule.Warning, rule.Notice} {
 		if n := counts[s]; n > 0 {
-			parts = append(parts, plural(n, string(s)))
+			parts = append(parts, plural(n, s.String()))
 		}
 	}
 	if len(parts) == 0 {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
-	"github.com/charter-dev/charter/pii"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -127,7 +127,7 @@ func checkArgs(cmd *cobra.Command, field, pattern, reason string, list, undo boo
 	case !undo && strings.TrimSpace(reason) == "":
 		return fmt.Errorf("a dismissal needs --reason: why %s is not personal data", field)
 	}
-	if _, ok := pii.LookupRule(pattern); ok {
+	if _, ok := rules.Lookup(pattern); ok {
 		return fmt.Errorf("--pattern %s is a rule, not a detector pattern: use the pattern the finding names (PII_EMAIL …), or no --pattern to cover every pattern", pattern)
 	}
 	return nil

@@ -8,11 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // NewCommand returns the rules command.
@@ -46,8 +47,8 @@ protobufProfile governance policy in the registry.`,
 					return fmt.Errorf("invalid --type %q: want avro, protobuf or json", schemaType)
 				}
 			}
-			var rs []project.RuleInfo
-			for _, r := range project.Rules() {
+			var rs []rule.Rule
+			for _, r := range rules.All() {
 				if (want == "" || r.Format == want) && (category == "" || strings.EqualFold(r.Category, category)) {
 					rs = append(rs, r)
 				}

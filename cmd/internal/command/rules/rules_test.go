@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
@@ -20,8 +21,8 @@ func run(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// TestRulesListsEveryRule: every compat rule of the three formats and
-// every policy rule appears once, with its format and purpose.
+// TestRulesListsEveryRule: every rule of the catalog appears once, with
+// its purpose, and the count line says how many.
 func TestRulesListsEveryRule(t *testing.T) {
 	t.Parallel()
 	code, out, errs := run("rules")
@@ -29,12 +30,12 @@ func TestRulesListsEveryRule(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	want := len(compatRules()) + len(rule.Rules())
+	want := len(rules.All())
 	if got := len(lines) - 3; got != want { // header, blank line, count
 		t.Errorf("%d rule lines, want %d", got, want)
 	}
 	byFormat := map[compat.SchemaType]int{}
-	for _, r := range compatRules() {
+	for _, r := range rules.All() {
 		byFormat[r.Format]++
 		if !strings.Contains(out, r.ID+" ") || !strings.Contains(out, r.Purpose) {
 			t.Errorf("rule %s (%s) missing", r.ID, r.Purpose)
@@ -45,23 +46,48 @@ func TestRulesListsEveryRule(t *testing.T) {
 			t.Errorf("no %s rules listed", e.Type)
 		}
 	}
-	for _, r := range rule.Rules() {
-		if !strings.Contains(out, r.ID+" ") {
-			t.Errorf("policy rule %s missing", r.ID)
-		}
-	}
 	if !strings.Contains(out, "SUBJECT_FORMAT_CHANGED") || !strings.HasSuffix(out, "\n"+itoa(want)+" rules\n") {
 		t.Errorf("tail of output:\n%s", out[max(0, len(out)-200):])
 	}
 }
 
-// compatRules lists the rules of every format.
-func compatRules() []compat.Rule {
-	var out []compat.Rule
-	for _, e := range formats.All() {
-		out = append(out, e.Rules()...)
+// TestRulesJSONIsTheCatalog: `charter rules -o json` is the catalog, rule
+// for rule, with the severity check reports by default (rules.All);
+// CONTRACT_FIELD_MISSING is an error, as check and the registry report it.
+func TestRulesJSONIsTheCatalog(t *testing.T) {
+	t.Parallel()
+	code, out, errs := run("rules", "-o", "json")
+	if code != cli.ExitOK || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
-	return out
+	var doc struct {
+		Rules []rule.Rule `json:"rules"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(doc.Rules, rules.All()) {
+		t.Errorf("rules -o json differs from the catalog: %d rules, catalog %d", len(doc.Rules), len(rules.All()))
+	}
+	severity := map[string]string{}
+	for _, r := range doc.Rules {
+		severity[r.ID] = r.DefaultSeverity()
+	}
+	for id, want := range map[string]string{
+		"CONTRACT_FIELD_MISSING":      "error",
+		"CONTRACT_FIELD_OPTIONAL":     "warning",
+		"PII_UNTAGGED":                "warning",
+		"DEPRECATION_REMOVAL_GUARDED": "error",
+		"EVENT_INLINE_BINARY":         "off",
+		"SUBJECT_ADDED":               "notice",
+		"AVRO_TYPE_MISMATCH":          "error",
+	} {
+		if severity[id] != want {
+			t.Errorf("%s: %q, want %q", id, severity[id], want)
+		}
+	}
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -73,13 +99,13 @@ func TestRulesFilters(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var doc struct {
-		Rules []project.RuleInfo `json:"rules"`
+		Rules []rule.Rule `json:"rules"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, r := range compatRules() {
+	for _, r := range rules.All() {
 		if r.Format == compat.Protobuf {
 			n++
 		}
@@ -106,19 +132,19 @@ func TestRulesFilters(t *testing.T) {
 // TestRulesOffByDefault: a rule that reports nothing until configured
 // (rule.Rule.Off) shows "off" as its default severity in text and
 // Markdown, and "off": true beside its switched-on severity in JSON; every
-// other rule shows its severity. Checked for every registered policy rule.
+// other rule shows its severity. Checked for every rule of every format.
 func TestRulesOffByDefault(t *testing.T) {
 	t.Parallel()
 	_, text, _ := run("rules")
 	_, md, _ := run("rules", "--format", "markdown")
 	_, js, _ := run("rules", "--format", "json")
 	var doc struct {
-		Rules []project.RuleInfo `json:"rules"`
+		Rules []rule.Rule `json:"rules"`
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
-	inJSON := map[string]project.RuleInfo{}
+	inJSON := map[string]rule.Rule{}
 	for _, r := range doc.Rules {
 		inJSON[r.ID] = r
 	}
@@ -129,7 +155,10 @@ func TestRulesOffByDefault(t *testing.T) {
 		}
 	}
 	offs := 0
-	for _, r := range rule.Rules() {
+	for _, r := range rules.All() {
+		if r.Format != "" {
+			continue
+		}
 		want := r.Severity.String()
 		if r.Off {
 			want = "off"
@@ -157,7 +186,7 @@ func TestRulesProfiles(t *testing.T) {
 	_, text, _ := run("rules")
 	_, js, _ := run("rules", "--format", "json")
 	var doc struct {
-		Rules []project.RuleInfo `json:"rules"`
+		Rules []rule.Rule `json:"rules"`
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
