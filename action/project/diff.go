@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/client"
 )
@@ -30,6 +31,9 @@ type DiffOptions struct {
 	// `charter register --ref` names them), resolved in the registry
 	// before the files' own directories are searched.
 	References []client.Reference
+	// ProtobufProfile is the rule profile of Protobuf sides: CONFLUENT
+	// (the default, also for ""), WIRE or WIRE_JSON.
+	ProtobufProfile string
 }
 
 // DiffSide is one side of a diff: a schema file, or a version of a
@@ -108,6 +112,9 @@ func Diff(ctx context.Context, src RegistrySource, previous, next DiffSide, opts
 	if level == "" {
 		level = compat.Full
 	}
+	if _, err := protobuf.ProfileByName(opts.ProtobufProfile); err != nil {
+		return nil, fmt.Errorf("diff: %w", err)
+	}
 	refs := &refCache{src: src, m: map[refKey]*refEntry{}}
 	prev, prevVersion, err := loadSide(ctx, refs, previous, opts)
 	if err != nil {
@@ -135,7 +142,7 @@ func Diff(ctx context.Context, src RegistrySource, previous, next DiffSide, opts
 	if !next.Registry() {
 		root = filepath.Dir(next.File)
 	}
-	p := &Project{Root: root, Config: &Config{}, Formats: DefaultFormats()}
+	p := &Project{Root: root, Config: &Config{ProtobufProfile: opts.ProtobufProfile}, Formats: DefaultFormats()}
 	s := &Subject{Name: subject, Level: level, Current: cur}
 	pv := PriorVersion{Version: prevVersion, Text: prev.Text, Schema: prev.Parsed, Err: prev.Err}
 	s.Prior = &Prior{File: prev.File, Format: prev.Format, Versions: []PriorVersion{pv}}

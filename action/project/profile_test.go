@@ -155,3 +155,28 @@ func TestConfigSchemaProfiles(t *testing.T) {
 		t.Errorf("charter.schema.json protobuf_profile enum %v, want %v", got, protobuf.ProfileNames())
 	}
 }
+
+// TestDiffProtobufProfile: charter diff judges Protobuf files with
+// DiffOptions.ProtobufProfile, and refuses an unknown one.
+func TestDiffProtobufProfile(t *testing.T) {
+	t.Parallel()
+	base := filepath.Join("testdata", "profiles", "base", "order.proto")
+	head := filepath.Join("testdata", "profiles", "head", "order.proto")
+	for profile, want := range map[string]string{
+		"":          "",
+		"CONFLUENT": "",
+		"WIRE":      "error PROTO_FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED order-value testdata/profiles/head/order.proto:5 .Order.note BACKWARD\n",
+	} {
+		res, err := project.DiffFiles(t.Context(), base, head, project.DiffOptions{Level: compat.Backward, ProtobufProfile: profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := briefs(res.Findings); got != want {
+			t.Errorf("profile %q: findings\n%s\nwant\n%s", profile, got, want)
+		}
+	}
+	_, err := project.DiffFiles(t.Context(), base, head, project.DiffOptions{ProtobufProfile: "BUF"})
+	if want := `diff: unknown Protobuf profile "BUF": want CONFLUENT, WIRE, WIRE_JSON`; err == nil || err.Error() != want {
+		t.Errorf("unknown profile: %v, want %q", err, want)
+	}
+}

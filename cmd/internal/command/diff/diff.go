@@ -18,7 +18,7 @@ import (
 
 // NewCommand returns the diff command.
 func NewCommand(name string) *cobra.Command {
-	var format, level, schemaType, subject string
+	var format, level, schemaType, subject, profile string
 	var importPaths, refs []string
 	cmd := &cobra.Command{
 		Use:   name + " PREVIOUS NEXT",
@@ -41,7 +41,10 @@ registry errors.`,
   charter diff registry:orders-value schemas/orders.avsc
 
   # Two registered versions
-  charter diff registry:orders-value@1 registry:orders-value@3`,
+  charter diff registry:orders-value@1 registry:orders-value@3
+
+  # A Protobuf change judged by buf's WIRE rules
+  charter diff --protobuf-profile WIRE v1.proto v2.proto`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := global.Format(cmd, format)
@@ -67,7 +70,7 @@ registry errors.`,
 			if err != nil {
 				return err
 			}
-			opts := project.DiffOptions{Level: lvl, Format: t, Subject: subject, ImportPaths: importPaths}
+			opts := project.DiffOptions{Level: lvl, Format: t, Subject: subject, ImportPaths: importPaths, ProtobufProfile: profile}
 			for _, r := range refs {
 				ref, err := global.ParseRef(r)
 				if err != nil {
@@ -104,5 +107,6 @@ registry errors.`,
 	fl.StringVar(&subject, "subject", "", "subject name shown in the output (default: the registry side's subject, else <NEXT's name>-value)")
 	fl.StringSliceVar(&importPaths, "import-path", nil, "Protobuf import path, relative to each file's directory (repeatable)")
 	fl.StringArrayVar(&refs, "ref", nil, "registered schema the files use, NAME=SUBJECT:VERSION (repeatable)")
+	fl.StringVar(&profile, "protobuf-profile", "", "Protobuf rule profile: CONFLUENT (default), WIRE or WIRE_JSON (buf's categories)")
 	return cmd
 }
