@@ -182,30 +182,57 @@ func (gov *Governance) Owners(ctx context.Context, team string) ([]governance.Ow
 }
 
 // SetOwner records o as the owner of subject, replacing any earlier owner
-// (PUT /governance/subjects/{s}/owner); the subject need not have versions
-// yet. Errors: 42208 invalid subject; 42283 no team or contact.
+// (its description too, when o has none); the subject need not have
+// versions yet. Errors: 42208 invalid subject; 42283 no team or contact.
 func (gov *Governance) SetOwner(ctx context.Context, subject string, o governance.Owner) (governance.Owner, error) {
+	return gov.UpdateOwner(ctx, subject, OwnerUpdate{Team: &o.Team, Contact: &o.Contact, Description: &o.Description})
+}
+
+// OwnerUpdate changes an owner: a nil member keeps the stored value, a
+// non-nil one replaces it ("" clears the description; team and contact
+// cannot be cleared).
+type OwnerUpdate struct {
+	Team, Contact, Description *string
+}
+
+// UpdateOwner applies u to the owner of subject, or records a new owner
+// (PUT /governance/subjects/{s}/owner, where absent members keep their
+// stored value); the subject need not have versions yet. Errors: 42208
+// invalid subject; 42283 no team or contact once u is applied.
+func (gov *Governance) UpdateOwner(ctx context.Context, subject string, u OwnerUpdate) (governance.Owner, error) {
 	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.Owner{}, err
 	}
-	o.Team, o.Contact, o.Description = strings.TrimSpace(o.Team), strings.TrimSpace(o.Contact), strings.TrimSpace(o.Description)
-	if err := o.Validate(); err != nil {
-		return governance.Owner{}, errInvalidGovernance("Invalid owner of subject '%s': %v", subject, err)
-	}
-	o.Subject, o.UpdatedAt, o.UpdatedBy = subject, s.now(), ActorFrom(ctx)
+	var o governance.Owner
 	err := s.gupdate(ctx, "set owner", func(_ Tx, g GovernanceTx) error {
 		var before governance.Owner
 		had, err := getRecord(ctx, g, kindOwner, subject, "", &before)
 		if err != nil {
 			return err
 		}
+		o = before
+		for _, m := range []struct {
+			dst *string
+			src *string
+		}{{&o.Team, u.Team}, {&o.Contact, u.Contact}, {&o.Description, u.Description}} {
+			if m.src != nil {
+				*m.dst = strings.TrimSpace(*m.src)
+			}
+		}
+		if err := o.Validate(); err != nil {
+			return errInvalidGovernance("Invalid owner of subject '%s': %v", subject, err)
+		}
+		o.Subject, o.UpdatedAt, o.UpdatedBy = subject, s.now(), ActorFrom(ctx)
 		if err := putRecord(ctx, g, kindOwner, subject, "", o); err != nil {
 			return err
 		}
 		return s.audit(ctx, g, governance.ActionOwnerSet, subject, "", nilIf(!had, before), o)
 	})
-	return o, err
+	if err != nil {
+		return governance.Owner{}, err
+	}
+	return o, nil
 }
 
 // DeleteOwner removes the owner of subject and returns it. Errors: 40480
@@ -337,15 +364,27 @@ func policyScope(subject string) string {
 
 // --- Deprecations --------------------------------------------------------
 
-// DeprecateRequest deprecates a field or a version of a subject.
+// DeprecateRequest deprecates a field or a version of a subject. When the
+// item is deprecated already, an empty Reason or Replacement and a zero
+// TTLDays keep the stored value; Clear empties Reason or Replacement
+// instead.
 type DeprecateRequest struct {
 	Item        governance.Item
 	Reason      string
 	Replacement string
 	// TTLDays is the countdown; 0 takes the subject's policy TTL
-	// (default governance.DefaultTTLDays).
+	// (default governance.DefaultTTLDays), or keeps the stored one.
 	TTLDays int
+	// Clear names the members a repeated deprecation empties:
+	// ClearReason, ClearReplacement.
+	Clear []string
 }
+
+// Members of DeprecateRequest.Clear.
+const (
+	ClearReason      = "reason"
+	ClearReplacement = "replacement"
+)
 
 // latestFields returns the latest live version of subject, parsed, and
 // whether there is one.
@@ -372,11 +411,11 @@ func (s *Service) latestParsed(ctx context.Context, tx Tx, subject string) (Subj
 
 // Deprecate deprecates a field path of the subject's latest version, or a
 // version, from now on with a TTL (POST
-// /governance/subjects/{s}/deprecations). Deprecating an item again
-// replaces its reason, replacement and TTL and keeps its start and
-// extensions. Errors: 40401 the subject has no live version; 40402 no such
-// version; 42283 no such field in the latest version, or a TTL out of
-// range.
+// /governance/subjects/{s}/deprecations). Deprecating an item again keeps
+// its start and extensions and changes only the reason, replacement and
+// TTL the request gives (see DeprecateRequest). Errors: 40401 the subject
+// has no live version; 40402 no such version; 42283 no such field in the
+// latest version, or a TTL out of range.
 func (gov *Governance) Deprecate(ctx context.Context, subject string, req DeprecateRequest) (governance.DeprecationStatus, error) {
 	s := gov.s
 	if req.TTLDays < 0 || req.TTLDays > governance.MaxTTLDays {
@@ -407,15 +446,27 @@ func (gov *Governance) Deprecate(ctx context.Context, subject string, req Deprec
 		if err != nil {
 			return err
 		}
-		ttl := req.TTLDays
-		if ttl == 0 {
-			ttl = pol.TTLDays()
-		}
 		key := req.Item.Key()
 		var before governance.Deprecation
 		had, err := getRecord(ctx, g, kindDeprecation, subject, key, &before)
 		if err != nil {
 			return err
+		}
+		reason, replacement, ttl := strings.TrimSpace(req.Reason), strings.TrimSpace(req.Replacement), req.TTLDays
+		if had {
+			// Deprecating again changes only what the request gives.
+			if reason == "" && !slices.Contains(req.Clear, ClearReason) {
+				reason = before.Reason
+			}
+			if replacement == "" && !slices.Contains(req.Clear, ClearReplacement) {
+				replacement = before.Replacement
+			}
+			if ttl == 0 {
+				ttl = before.TTLDays
+			}
+		}
+		if ttl == 0 {
+			ttl = pol.TTLDays()
 		}
 		d := governance.NewDeprecation(subject, req.Item, s.now(), ttl, governance.SourceAPI)
 		d.SinceVersion = latest.Version
@@ -423,7 +474,7 @@ func (gov *Governance) Deprecate(ctx context.Context, subject string, req Deprec
 			d.DeprecatedAt, d.SinceVersion, d.Extensions = before.DeprecatedAt, before.SinceVersion, before.Extensions
 			d.ExpiresAt = d.DeprecatedAt.Add(time.Duration(ttl) * governance.Day)
 		}
-		d.Reason, d.Replacement, d.By = strings.TrimSpace(req.Reason), strings.TrimSpace(req.Replacement), ActorFrom(ctx)
+		d.Reason, d.Replacement, d.By = reason, replacement, ActorFrom(ctx)
 		if err := putRecord(ctx, g, kindDeprecation, subject, key, d); err != nil {
 			return err
 		}

@@ -158,11 +158,12 @@ func (s *server) getOwner(w http.ResponseWriter, r *http.Request) {
 	s.answer(w, r, out, err)
 }
 
-// ownerRequest is the body of PUT /governance/subjects/{s}/owner.
+// ownerRequest is the body of PUT /governance/subjects/{s}/owner: an
+// absent member keeps its stored value.
 type ownerRequest struct {
-	Team        string `json:"team"`
-	Contact     string `json:"contact"`
-	Description string `json:"description"`
+	Team        *string `json:"team"`
+	Contact     *string `json:"contact"`
+	Description *string `json:"description"`
 }
 
 func (s *server) putOwner(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +172,7 @@ func (s *server) putOwner(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	out, err := s.svc.Governance().SetOwner(r.Context(), r.PathValue("subject"), governance.Owner{Team: req.Team, Contact: req.Contact, Description: req.Description})
+	out, err := s.svc.Governance().UpdateOwner(r.Context(), r.PathValue("subject"), registry.OwnerUpdate{Team: req.Team, Contact: req.Contact, Description: req.Description})
 	s.answer(w, r, out, err)
 }
 
@@ -191,13 +192,15 @@ func (s *server) listDeprecations(w http.ResponseWriter, r *http.Request) {
 }
 
 // deprecateRequest is the body of POST
-// /governance/subjects/{s}/deprecations: a field path or a version.
+// /governance/subjects/{s}/deprecations: a field path or a version. On an
+// item deprecated already, an absent reason, replacement or ttlDays keeps
+// the stored value; an explicit "" clears reason or replacement.
 type deprecateRequest struct {
-	Path        string `json:"path"`
-	Version     int    `json:"version"`
-	Reason      string `json:"reason"`
-	Replacement string `json:"replacement"`
-	TTLDays     int    `json:"ttlDays"`
+	Path        string  `json:"path"`
+	Version     int     `json:"version"`
+	Reason      *string `json:"reason"`
+	Replacement *string `json:"replacement"`
+	TTLDays     int     `json:"ttlDays"`
 }
 
 func (s *server) deprecate(w http.ResponseWriter, r *http.Request) {
@@ -225,8 +228,21 @@ func (s *server) deprecate(w http.ResponseWriter, r *http.Request) {
 		}
 		item = it
 	}
-	out, err := s.svc.Governance().Deprecate(r.Context(), r.PathValue("subject"), registry.DeprecateRequest{
-		Item: item, Reason: req.Reason, Replacement: req.Replacement, TTLDays: req.TTLDays})
+	dr := registry.DeprecateRequest{Item: item, TTLDays: req.TTLDays}
+	for _, m := range []struct {
+		src   *string
+		dst   *string
+		clear string
+	}{{req.Reason, &dr.Reason, registry.ClearReason}, {req.Replacement, &dr.Replacement, registry.ClearReplacement}} {
+		switch {
+		case m.src == nil:
+		case strings.TrimSpace(*m.src) == "":
+			dr.Clear = append(dr.Clear, m.clear)
+		default:
+			*m.dst = *m.src
+		}
+	}
+	out, err := s.svc.Governance().Deprecate(r.Context(), r.PathValue("subject"), dr)
 	s.answer(w, r, out, err)
 }
 

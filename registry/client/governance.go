@@ -42,11 +42,27 @@ func (c *Client) Owner(ctx context.Context, subject string) (Owner, error) {
 }
 
 // SetOwner records the owner of subject: its team, contact channel and
-// description.
+// description, all three replaced ("" clears the description).
 func (c *Client) SetOwner(ctx context.Context, subject, team, contact, description string) (Owner, error) {
 	var out Owner
 	in := map[string]string{"team": team, "contact": contact, "description": description}
 	err := c.do(ctx, "PUT", subjectPath(subject, "owner"), nil, in, &out)
+	return out, err
+}
+
+// OwnerUpdate changes an owner: a nil member keeps the stored value, a
+// non-nil one replaces it ("" clears the description).
+type OwnerUpdate struct {
+	Team        *string `json:"team,omitempty"`
+	Contact     *string `json:"contact,omitempty"`
+	Description *string `json:"description,omitempty"`
+}
+
+// UpdateOwner applies u to the owner of subject (recording one when it has
+// none, which needs a team and a contact) and returns the owner stored.
+func (c *Client) UpdateOwner(ctx context.Context, subject string, u OwnerUpdate) (Owner, error) {
+	var out Owner
+	err := c.do(ctx, "PUT", subjectPath(subject, "owner"), nil, u, &out)
 	return out, err
 }
 

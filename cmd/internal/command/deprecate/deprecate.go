@@ -44,8 +44,8 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 (.carrier_code) or a version (version:3), with a reason, a replacement and a TTL in
 days (default: the subject's policy, 90 days). Until the TTL runs out, registrations
 that keep the item pass with a warning; after it, they are refused unless an
-extension covers them (charter extend). Deprecating an item again changes its
-reason, replacement and TTL.
+extension covers them (charter extend). Deprecating an item again changes only
+the --reason, --replacement and --ttl-days given; the rest keeps its value.
 
 --list shows the deprecations of SUBJECT (of every subject without one);
 --undo withdraws the deprecation of ITEM.

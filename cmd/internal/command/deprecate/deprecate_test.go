@@ -3,6 +3,7 @@ package deprecate_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
 	"github.com/charter-dev/charter/lineage"
@@ -84,4 +85,37 @@ func TestCalendar(t *testing.T) {
 	clk.Day(29)
 	got += clitest.TranscriptAs(t, "alice", url, clitest.OK("deprecate", "--calendar", "--within", "1"))
 	clitest.Golden(t, "calendar.golden", got, url, "$REGISTRY")
+}
+
+// TestDeprecateAgainKeepsOmitted: deprecating an item again changes only
+// the flags given; the start, reason, replacement and TTL otherwise stay.
+func TestDeprecateAgainKeepsOmitted(t *testing.T) {
+	svc, url, clk := clitest.NewRegistry(t)
+	clitest.Register(t, svc, "shipments-value", shipV2)
+	for i, tc := range []struct {
+		flags               []string
+		reason, replacement string
+		ttl                 int
+		expires             string
+	}{
+		{[]string{"--reason", "records now", "--replacement", ".carrier", "--ttl-days", "30"}, "records now", ".carrier", 30, "2026-02-04"},
+		{[]string{"--ttl-days", "60"}, "records now", ".carrier", 60, "2026-03-06"},
+		{[]string{"--reason", "carriers are records"}, "carriers are records", ".carrier", 60, "2026-03-06"},
+		{nil, "carriers are records", ".carrier", 60, "2026-03-06"},
+	} {
+		clk.Day(2 * i)
+		args := append([]string{"--registry", url, "deprecate", "shipments-value", ".carrier_code", "-o", "json"}, tc.flags...)
+		r := clitest.Run(t, args...)
+		var got []struct {
+			Reason, Replacement string
+			TTLDays             int
+			ExpiresAt           time.Time
+		}
+		if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &got) != nil || len(got) != 1 {
+			t.Fatalf("deprecate %v: exit %d\n%s%s", tc.flags, r.Code, r.Stdout, r.Stderr)
+		}
+		if g := got[0]; g.Reason != tc.reason || g.Replacement != tc.replacement || g.TTLDays != tc.ttl || g.ExpiresAt.Format("2006-01-02") != tc.expires {
+			t.Errorf("deprecate %v: %+v, want reason %q replacement %q ttl %d expiring %s", tc.flags, g, tc.reason, tc.replacement, tc.ttl, tc.expires)
+		}
+	}
 }

@@ -32,7 +32,9 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 		Short: "List, show, set or remove the owners of subjects",
 		Long: `Without arguments, list the owner of every subject (--team keeps one team's).
 With a subject, show its owner; with --team and --contact, set it (the subject
-need not have versions yet); with --delete, remove it. Confluent clients see the
+need not have versions yet), and later change any of --team, --contact and
+--description alone (the others keep their value; --description '' clears it);
+with --delete, remove it. Confluent clients see the
 owner in the metadata properties owner, owner.contact and owner.description.`,
 		Example: `  charter owners
   charter owners shipments-value --team logistics --contact '#logistics' --description 'parcels on their way'
@@ -61,7 +63,18 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 				}
 				owners = []client.Owner{o}
 			case setting:
-				o, err := cl.SetOwner(ctx, args[0], team, contact, description)
+				// Only the flags given change: the rest keeps its value.
+				var u client.OwnerUpdate
+				for _, m := range []struct {
+					flag string
+					val  *string
+					dst  **string
+				}{{"team", &team, &u.Team}, {"contact", &contact, &u.Contact}, {"description", &description, &u.Description}} {
+					if cmd.Flags().Changed(m.flag) {
+						*m.dst = m.val
+					}
+				}
+				o, err := cl.UpdateOwner(ctx, args[0], u)
 				if err != nil {
 					return fmt.Errorf("set owner of %s: %w", args[0], err)
 				}

@@ -1,6 +1,7 @@
 package owners_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
@@ -19,7 +20,9 @@ func TestOwners(t *testing.T) {
 		clitest.OK("owners"),
 		clitest.OK("owners", "--team", "shop", "-o", "json"),
 		clitest.OK("owners", "shipments-value"),
-		clitest.Fail("owners", "shipments-value", "--team", "logistics"),
+		// Setting again keeps what is not given; a first owner needs a contact.
+		clitest.OK("owners", "shipments-value", "--team", "logistics"),
+		clitest.Fail("owners", "parcels-value", "--team", "ops"),
 		clitest.Fail("owners", "--delete"),
 		clitest.OK("owners", "orders-value", "--delete"),
 		clitest.Fail("owners", "orders-value", "--delete"),
@@ -33,3 +36,29 @@ const (
 	shipV2 = `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string","doc":"Shipment number."},{"name":"carrier_code","type":"string"},{"name":"carrier","type":["null",{"type":"record","name":"Carrier","fields":[{"name":"code","type":"string"}]}],"default":null}]}`
 	shipV3 = `{"type":"record","name":"Shipment","namespace":"acme","fields":[{"name":"id","type":"string","doc":"Shipment number."},{"name":"carrier","type":["null",{"type":"record","name":"Carrier","fields":[{"name":"code","type":"string"}]}],"default":null},{"name":"customer_email","type":"string","default":"","confluent:tags":["PII"]}]}`
 )
+
+// TestOwnersRepeatedSet: setting the owner again changes only the flags
+// given; --description ” clears the description.
+func TestOwnersRepeatedSet(t *testing.T) {
+	_, url, _ := clitest.NewRegistry(t)
+	for _, tc := range []struct {
+		flags                      []string
+		team, contact, description string
+	}{
+		{[]string{"--team", "logistics", "--contact", "#logistics", "--description", "parcels"}, "logistics", "#logistics", "parcels"},
+		{[]string{"--contact", "#parcels"}, "logistics", "#parcels", "parcels"},
+		{[]string{"--team", "fulfillment"}, "fulfillment", "#parcels", "parcels"},
+		{[]string{"--description", "parcels on their way"}, "fulfillment", "#parcels", "parcels on their way"},
+		{[]string{"--description", ""}, "fulfillment", "#parcels", ""},
+	} {
+		args := append([]string{"--registry", url, "owners", "shipments-value", "-o", "json"}, tc.flags...)
+		r := clitest.Run(t, args...)
+		var got []struct{ Team, Contact, Description string }
+		if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &got) != nil || len(got) != 1 {
+			t.Fatalf("owners %v: exit %d\n%s%s", tc.flags, r.Code, r.Stdout, r.Stderr)
+		}
+		if g := got[0]; g.Team != tc.team || g.Contact != tc.contact || g.Description != tc.description {
+			t.Errorf("owners %v: %+v, want team %q contact %q description %q", tc.flags, g, tc.team, tc.contact, tc.description)
+		}
+	}
+}
