@@ -68,7 +68,9 @@ type RuleSet struct {
 	EncodingRules  []Rule `json:"encodingRules,omitempty"`
 }
 
-// Rule is one data-contract rule (Confluent's Rule entity). Kind is
+// Rule is one data-contract rule (Confluent's Rule entity), not one of
+// Charter's rules (compat/rule.Rule, GET /governance/rules: RuleStatus):
+// Confluent's wire shape, which the registry stores and returns. Kind is
 // TRANSFORM or CONDITION; Mode UPGRADE, DOWNGRADE, UPDOWN, WRITE, READ or
 // WRITEREAD; Type the executor ("JSONATA", "CEL", "CEL_FIELD", "ENCRYPT" …);
 // OnSuccess/OnFailure an action (NONE, ERROR, DLQ), or two separated by a
