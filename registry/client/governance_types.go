@@ -3,14 +3,11 @@ package client
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/charter-dev/charter/compat/rule"
 )
 
 // The governance API's JSON shapes, as the client decodes them. They
 // mirror package registry/governance's types field for field (the client
-// imports no Charter package but srerr, compat and compat/rule, whose
-// Finding it uses as is); a tool that runs the
+// imports no Charter package but srerr and compat); a tool that runs the
 // policy engine itself decodes GovernanceStateJSON straight into
 // governance.SubjectState.
 
@@ -71,9 +68,23 @@ type RuleStatus struct {
 	Effective       string `json:"effective"`
 }
 
-// Finding is one thing a gate reports: the server's own type, so a
-// finding decodes with exactly the server's fields and severities.
-type Finding = rule.Finding
+// Finding is one thing a gate reports: the wire form of compat/rule.Finding
+// (the client imports neither it nor the server), with the severity as its
+// name ("error", "warning", "notice"). TestFindingMirrorsServer decodes
+// the server's JSON into it strictly.
+type Finding struct {
+	RuleID    string `json:"ruleId"`
+	Severity  string `json:"severity"`
+	Subject   string `json:"subject"`
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Path      string `json:"path,omitempty"`
+	Message   string `json:"message"`
+	Hint      string `json:"hint,omitempty"`
+	Consumer  string `json:"consumer,omitempty"`
+	Version   int    `json:"version,omitempty"`
+	Direction string `json:"direction,omitempty"`
+}
 
 // Extension lets a consumer keep a deprecated item until Until.
 type Extension struct {

@@ -77,3 +77,18 @@ func TestContractFindingMirrorsServer(t *testing.T) {
 		t.Errorf("decoded as %+v", c)
 	}
 }
+
+// TestFindingMirrorsServer: findings with every member set, at each
+// severity, decode into client.Finding and back unchanged.
+func TestFindingMirrorsServer(t *testing.T) {
+	for _, sev := range []rule.Severity{rule.Error, rule.Warning, rule.Notice} {
+		f := rule.Finding{RuleID: governance.RuleDeprecationRemovalGuarded, Severity: sev, Subject: "shipments-value",
+			File: "schemas/shipment.avsc", Line: 7, Path: ".carrier_code", Message: "billing still reads it", Hint: "keep the field",
+			Consumer: "billing", Version: 3, Direction: "BACKWARD"}
+		var c client.Finding
+		mirrors(t, sev.String(), f, &c)
+		if c.Severity != sev.String() || c.Line != 7 {
+			t.Errorf("decoded as %+v", c)
+		}
+	}
+}
