@@ -22,10 +22,16 @@ import (
 )
 
 // ruleCase is where a rule's testdata case is and how it runs: run
-// returns the IDs of the rules the case reports.
+// returns what the case reports.
 type ruleCase struct {
 	path string
-	run  func() ([]string, error)
+	run  func() ([]fired, error)
+}
+
+// fired is one finding of a case: its rule and severity.
+type fired struct {
+	id  string
+	sev rule.Severity
 }
 
 // formatDirs are the packages of the formats, whose testdata holds their
@@ -49,23 +55,23 @@ func caseOf(r rule.Rule) ruleCase {
 	switch {
 	case r.Format != "":
 		dir := filepath.Join(repo, "compat", formatDirs[r.Format], "testdata", id)
-		return ruleCase{dir, func() ([]string, error) { return runFormatCase(dir, r) }}
+		return ruleCase{dir, func() ([]fired, error) { return runFormatCase(dir, r) }}
 	case r.Category == rule.CategoryContract:
 		base := filepath.Join(repo, "contracts", "testdata", "pacts", id)
-		return ruleCase{base + ".json", func() ([]string, error) { return runContractCase(base) }}
+		return ruleCase{base + ".json", func() ([]fired, error) { return runContractCase(base) }}
 	case r.Category == rule.CategoryPII:
 		dir := filepath.Join(repo, "pii", "testdata", "rules", id)
-		return ruleCase{dir, func() ([]string, error) { return runPIICase(dir) }}
+		return ruleCase{dir, func() ([]fired, error) { return runPIICase(dir) }}
 	case r.Category == rule.CategoryProject:
 		dir := filepath.Join("testdata", "project", id)
-		return ruleCase{dir, func() ([]string, error) { return runProjectCase(dir) }}
+		return ruleCase{dir, func() ([]fired, error) { return runProjectCase(dir) }}
 	}
 	dir := filepath.Join("testdata", "gate", id)
-	return ruleCase{dir, func() ([]string, error) { return runGateCase(dir) }}
+	return ruleCase{dir, func() ([]fired, error) { return runGateCase(dir) }}
 }
 
 // runFormatCase reads data written with writer.<ext> with reader.<ext>.
-func runFormatCase(dir string, r rule.Rule) ([]string, error) {
+func runFormatCase(dir string, r rule.Rule) ([]fired, error) {
 	e, ok := formats.ByType(r.Format)
 	if !ok {
 		return nil, fmt.Errorf("no format %s", r.Format)
@@ -95,11 +101,13 @@ func runFormatCase(dir string, r rule.Rule) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, v := range f.CheckRead(reader, writer) {
-		ids = append(ids, v.RuleID)
+	// The gate reports every violation of a level as an error
+	// (gate.CompatFindings).
+	var out []fired
+	for _, fd := range gate.CompatFindings("", compat.Result{Findings: compatFindings(f.CheckRead(reader, writer))}) {
+		out = append(out, fired{fd.RuleID, fd.Severity})
 	}
-	return ids, nil
+	return out, nil
 }
 
 func parseFile(f compat.Format, path string) (compat.Schema, error) {
@@ -121,7 +129,7 @@ var contractNow = time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 // runContractCase verifies <base>.json against <base>.avsc, .proto or
 // .schema.json, with <base>.baseline.<ext> and <base>.deprecations.json
 // when they exist.
-func runContractCase(base string) ([]string, error) {
+func runContractCase(base string) ([]fired, error) {
 	c, err := contracts.ReadContract(base + ".json")
 	if err != nil {
 		return nil, err
@@ -155,18 +163,18 @@ func runContractCase(base string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var out []fired
 	for _, cr := range rep.Contracts {
 		for _, f := range cr.Findings {
-			ids = append(ids, f.RuleID)
+			out = append(out, fired{f.RuleID, f.Severity})
 		}
 	}
-	return ids, nil
+	return out, nil
 }
 
 // runPIICase evaluates <dir>/input.json: {"input": pii.Input, "config":
 // pii.Config}.
-func runPIICase(dir string) ([]string, error) {
+func runPIICase(dir string) ([]fired, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "input.json"))
 	if err != nil {
 		return nil, err
@@ -186,7 +194,7 @@ func runPIICase(dir string) ([]string, error) {
 
 // runProjectCase checks the project <dir>/head against the baseline
 // directory <dir>/base.
-func runProjectCase(dir string) ([]string, error) {
+func runProjectCase(dir string) ([]fired, error) {
 	p, err := project.Load(filepath.Join(dir, "head", "charter.yaml"))
 	if err != nil {
 		return nil, err
@@ -214,7 +222,7 @@ type gateCase struct {
 	State    governance.SubjectState `json:"state"`
 }
 
-func runGateCase(dir string) ([]string, error) {
+func runGateCase(dir string) ([]fired, error) {
 	raw, err := os.ReadFile(filepath.Join(dir, "case.json"))
 	if err != nil {
 		return nil, err
@@ -265,12 +273,20 @@ func schemaFile(dir, name, profile string) (compat.Schema, compat.Format, error)
 	return nil, nil, os.ErrNotExist
 }
 
-func findingIDs(fs []rule.Finding) []string {
-	var ids []string
+func findingIDs(fs []rule.Finding) []fired {
+	var out []fired
 	for _, f := range fs {
-		ids = append(ids, f.RuleID)
+		out = append(out, fired{f.RuleID, f.Severity})
 	}
-	return ids
+	return out
+}
+
+func compatFindings(vs []compat.Violation) []compat.Finding {
+	out := make([]compat.Finding, len(vs))
+	for i, v := range vs {
+		out[i] = compat.Finding{Violation: v, Direction: compat.DirBackward}
+	}
+	return out
 }
 
 func decodeStrict(raw []byte, v any) error {

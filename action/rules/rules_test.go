@@ -46,18 +46,30 @@ func TestCatalogIsWellFormed(t *testing.T) {
 
 // TestEveryRuleFires is the meta-test over the whole catalog: each rule
 // has its own testdata case (see caseOf for where each kind of rule
-// keeps it) and running that case reports the rule.
+// keeps it), running that case reports the rule, and reports it at the
+// severity the catalog lists (what check and the registry report by
+// default; a case that switches an Off rule on sets that severity).
 func TestEveryRuleFires(t *testing.T) {
 	for _, r := range rules.All() {
 		t.Run(r.ID, func(t *testing.T) {
 			t.Parallel()
 			c := caseOf(r)
-			fired, err := c.run()
+			got, err := c.run()
 			if err != nil {
 				t.Fatalf("rule %s: its case %s: %v", r.ID, c.path, err)
 			}
-			if !slices.Contains(fired, r.ID) {
-				t.Errorf("rule %s: its case %s does not fire it (it reports %v)", r.ID, c.path, fired)
+			n := 0
+			for _, f := range got {
+				if f.id != r.ID {
+					continue
+				}
+				n++
+				if f.sev != r.Severity {
+					t.Errorf("rule %s: its case %s reports it as %v, the catalog lists %v", r.ID, c.path, f.sev, r.Severity)
+				}
+			}
+			if n == 0 {
+				t.Errorf("rule %s: its case %s does not fire it (it reports %v)", r.ID, c.path, got)
 			}
 		})
 	}
