@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/governance"
 )
 
 // Baseline supplies the earlier versions of subjects that Check compares
@@ -47,6 +48,11 @@ type BaselineSet struct {
 	// applies to its Protobuf subjects (the registry's governance policy
 	// protobufProfile of each); absent or "" for the default.
 	ProtobufProfiles map[string]string
+	// States are the governance states of the subjects asked, as the
+	// registry holds them (GET /governance/subjects/{s}/state): what the
+	// gate judges with. Nil for tree baselines and registries without
+	// Charter's governance API: charter.yaml gives the state then.
+	States map[string]*governance.SubjectState
 }
 
 // Prior is a subject as the baseline has it.
@@ -67,9 +73,10 @@ type PriorVersion struct {
 	// Schema is the parsed version, nil when Err is set.
 	Schema compat.Schema
 	Err    error
-	// Metadata is the version's data-contract metadata as the registry
-	// stores it (a JSON object), nil for tree baselines.
+	// Metadata and RuleSet are the version's data contract as the
+	// registry stores it (JSON objects), nil for tree baselines.
 	Metadata json.RawMessage
+	RuleSet  json.RawMessage
 }
 
 // treeBaseline is a git commit or a directory, mapped with the working

@@ -6,10 +6,18 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/registry/governance"
 )
+
+// timedBaseline is a Baseline whose state depends on the moment judged
+// (the registry's governance state).
+type timedBaseline interface {
+	loadAt(ctx context.Context, p *Project, want map[string]compat.Level, at time.Time) (*BaselineSet, error)
+}
 
 // Evaluator is a governance gate that Check runs after the compatibility
 // checks, once per check, over every subject: consumer contracts, PII
@@ -64,6 +72,12 @@ func (s *Subject) Fields() []compat.Field {
 type Options struct {
 	// Baseline is what the working tree is compared with. Required.
 	Baseline Baseline
+	// At is the moment judged (`charter check --at`): TTLs, extensions
+	// and, against a registry, its governance state (lineage readers)
+	// as of then. Zero: Now().
+	At time.Time
+	// Now is the clock when At is zero; nil: time.Now.
+	Now func() time.Time
 	// Evaluators are the governance gates to run, in order.
 	Evaluators []Evaluator
 }
@@ -131,11 +145,28 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 			want[s.Subject] = ""
 		}
 	}
-	set, err := opts.Baseline.Load(ctx, p, want)
+	c.now = opts.At
+	if c.now.IsZero() {
+		now := opts.Now
+		if now == nil {
+			now = time.Now
+		}
+		c.now = now()
+	}
+	c.now = c.now.UTC()
+	var set *BaselineSet
+	if tb, ok := opts.Baseline.(timedBaseline); ok {
+		set, err = tb.loadAt(ctx, p, want, c.now)
+	} else {
+		set, err = opts.Baseline.Load(ctx, p, want)
+	}
 	if err != nil {
 		return nil, err
 	}
-	c.profiles = set.ProtobufProfiles
+	c.profiles, c.states = set.ProtobufProfiles, set.States
+	if c.pacts, err = loadPacts(ctx, p); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
 	for name, l := range set.Levels {
 		if sub, ok := c.bySubject[name]; ok && !sub.levelSet && l != "" {
 			sub.Level = l
@@ -153,9 +184,19 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 		subjects = append(subjects, s)
 	}
 	sort.Slice(subjects, func(i, j int) bool { return subjects[i].Name < subjects[j].Name })
+	for _, name := range sortedKeys(c.pacts) {
+		if s := c.bySubject[name]; s == nil || (s.Current == nil && s.Prior == nil) {
+			return nil, fmt.Errorf("check: %s: contracts name subject %q, which no schema file defines", p.ConfigPath, name)
+		}
+	}
 
 	results := make([]subjectOutcome, len(subjects))
 	c.parallel(len(subjects), func(i int) { results[i] = c.compare(subjects[i]) })
+	for _, r := range results {
+		if r.err != nil {
+			return nil, fmt.Errorf("check: %w", r.err)
+		}
+	}
 
 	in := &Input{Project: p, Against: c.against, Baseline: opts.Baseline, Subjects: subjects}
 	for _, ev := range opts.Evaluators {
@@ -198,6 +239,14 @@ type checker struct {
 	unnamed   []*Schema // files that name no subject
 	// profiles are the baseline's Protobuf rule profiles by subject.
 	profiles map[string]string
+	// states are the registry's governance states by subject (nil
+	// offline); pacts charter.yaml's pacts by subject.
+	states map[string]*governance.SubjectState
+	pacts  map[string][]localPact
+	// now is the moment judged.
+	now time.Time
+	// compatOnly judges compatibility only (charter diff).
+	compatOnly bool
 
 	mu       sync.Mutex
 	findings []rule.Finding
@@ -207,6 +256,9 @@ type subjectOutcome struct {
 	status   Status
 	compared int
 	findings []rule.Finding
+	// err is a judgement that could not run (a published contract that
+	// no longer parses): the check fails with it.
+	err error
 }
 
 // addCurrent registers a working-tree schema under its subject.
@@ -249,13 +301,19 @@ func (c *checker) normalize(f rule.Finding, s *Subject) (rule.Finding, bool) {
 		return f, false
 	}
 	f.Severity = sev
+	c.locate(&f, s)
+	return f, true
+}
+
+// locate fills the finding's File and Line from s's schema file and the
+// finding's Path when it has none.
+func (c *checker) locate(f *rule.Finding, s *Subject) {
 	if f.File == "" && s != nil && s.Current != nil {
 		f.File = s.Current.File
 		if f.Line == 0 && f.Path != "" {
 			f.Line = newLocator(s.Current).line(f.Path)
 		}
 	}
-	return f, true
 }
 
 // compare checks one subject against its baseline versions.
@@ -284,7 +342,6 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 		keep(rule.Finding{RuleID: RuleSubjectAdded, Severity: rule.Notice, Subject: s.Name, File: cur.File,
 			Message: fmt.Sprintf("new subject %q (%s, level %s): %s does not have it", s.Name, cur.Format, s.Level, c.against),
 			Hint:    "review it as a new contract: its first version is what later versions must stay compatible with"})
-		return out
 	case s.Prior.Format != cur.Format:
 		out.status = StatusChanged
 		keep(rule.Finding{RuleID: RuleSubjectFormatChanged, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: 1,
@@ -300,40 +357,38 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 		return out
 	}
 	var previous []compat.Previous
-	for _, pv := range s.Prior.Versions {
-		if pv.Err != nil {
-			keep(rule.Finding{RuleID: RuleBaselineInvalid, Severity: rule.Warning, Subject: s.Name, Version: pv.Version,
-				Message: fmt.Sprintf("the baseline's schema (%s) does not parse, so it was not compared: %s", versionName(c.against, pv.Version), oneLine(pv.Err)),
-				Hint:    "nothing to fix here unless the baseline is wrong; the working tree's schema itself parses"})
-			continue
+	if s.Prior != nil {
+		out.status = StatusChanged
+		for _, pv := range s.Prior.Versions {
+			if pv.Err != nil {
+				keep(rule.Finding{RuleID: RuleBaselineInvalid, Severity: rule.Warning, Subject: s.Name, Version: pv.Version,
+					Message: fmt.Sprintf("the baseline's schema (%s) does not parse, so it was not compared: %s", versionName(c.against, pv.Version), oneLine(pv.Err)),
+					Hint:    "nothing to fix here unless the baseline is wrong; the working tree's schema itself parses"})
+				continue
+			}
+			previous = append(previous, compat.Previous{Version: pv.Version, Schema: pv.Schema})
 		}
-		previous = append(previous, compat.Previous{Version: pv.Version, Schema: pv.Schema})
-	}
-	out.status = StatusChanged
-	if n := len(previous); n > 0 && previous[n-1].Schema.Canonical() == cur.Parsed.Canonical() {
-		out.status = StatusUnchanged
-		if !s.Level.Transitive() {
-			out.compared = 1
-			return out
+		if n := len(previous); n > 0 && previous[n-1].Schema.Canonical() == cur.Parsed.Canonical() {
+			out.status = StatusUnchanged
+		}
+		switch {
+		case s.Level == compat.None:
+		case s.Level.Transitive():
+			out.compared = len(previous)
+		default:
+			out.compared = min(1, len(previous))
 		}
 	}
-	if s.Level == compat.None {
+	fs, err := c.judge(s, f, previous)
+	if err != nil {
+		out.err = err
 		return out
 	}
-	res := compat.Check(f, s.Level, cur.Parsed, previous)
-	if s.Level.Transitive() {
-		out.compared = len(previous)
-	} else {
-		out.compared = min(1, len(previous))
-	}
-	loc := newLocator(cur)
-	for _, v := range res.Findings {
-		msg, hint := splitHint(v.Message)
-		if hint == "" {
-			hint = directionHint(v.Direction, s.Level)
+	for _, fd := range fs {
+		if fd.Direction != "" && fd.Hint == "" {
+			fd.Hint = directionHint(compat.Direction(fd.Direction), s.Level)
 		}
-		keep(rule.Finding{RuleID: v.RuleID, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: loc.line(v.Path),
-			Path: v.Path, Message: msg, Hint: hint, Version: v.Version, Direction: string(v.Direction)})
+		out.findings = append(out.findings, fd)
 	}
 	return out
 }

@@ -40,8 +40,11 @@ const sampleFindings = `error PROTO_FIELD_SCALAR_KIND_CHANGED acme.shipping.v1.S
 warning SUBJECT_REMOVED legacy-value schemas/avro/legacy.avsc:0
 error AVRO_TYPE_MISMATCH orders-value schemas/avro/orders.avsc:6 .id BACKWARD
 error AVRO_READER_FIELD_MISSING_DEFAULT orders-value schemas/avro/orders.avsc:10 .email BACKWARD
+warning PII_UNTAGGED orders-value schemas/avro/orders.avsc:10 .email
 error JSON_COMBINED_TYPE_SUBSCHEMAS_CHANGED payment-value jsonschema/payment.json:8 #/properties/method BACKWARD
 warning JSON_PROPERTY_REMOVED_FROM_CLOSED_CONTENT_MODEL payment-value jsonschema/payment.json:5 #/properties/reference BACKWARD
+warning PII_UNTAGGED refunds-value schemas/avro/refunds.avsc:6 .order.customer.name
+warning PII_UNTAGGED refunds-value schemas/avro/refunds.avsc:6 .order.email
 notice SUBJECT_ADDED refunds-value schemas/avro/refunds.avsc:0
 `
 
@@ -49,9 +52,9 @@ const sampleSubjects = `acme.shipping.v1.Address PROTOBUF BACKWARD unchanged com
 acme.shipping.v1.Shipment PROTOBUF BACKWARD changed compared=1 e=1 w=0 n=0
 customer-value AVRO BACKWARD unchanged compared=1 e=0 w=0 n=0
 legacy-value AVRO BACKWARD removed compared=0 e=0 w=1 n=0
-orders-value AVRO BACKWARD changed compared=1 e=2 w=0 n=0
+orders-value AVRO BACKWARD changed compared=1 e=2 w=1 n=0
 payment-value JSON FULL changed compared=1 e=1 w=1 n=0
-refunds-value AVRO BACKWARD added compared=0 e=0 w=0 n=1
+refunds-value AVRO BACKWARD added compared=0 e=0 w=2 n=1
 `
 
 func subjectLines(r *project.Result) string {

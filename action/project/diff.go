@@ -146,7 +146,7 @@ func Diff(ctx context.Context, src RegistrySource, previous, next DiffSide, opts
 	s := &Subject{Name: subject, Level: level, Current: cur}
 	pv := PriorVersion{Version: prevVersion, Text: prev.Text, Schema: prev.Parsed, Err: prev.Err}
 	s.Prior = &Prior{File: prev.File, Format: prev.Format, Versions: []PriorVersion{pv}}
-	c := &checker{p: p, against: against, bySubject: map[string]*Subject{subject: s}}
+	c := &checker{p: p, against: against, bySubject: map[string]*Subject{subject: s}, compatOnly: true}
 	out := c.compare(s)
 	res := &Result{Against: c.against, Subjects: []SubjectResult{{
 		Subject: subject, File: cur.File, Format: cur.Format, Level: level, Status: out.status, Compared: out.compared,

@@ -65,6 +65,9 @@ func TestProtobufProfileAgainstRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.SetPolicy(ctx, "", client.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "off", "SEMVER_MAJOR": "off"}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, subject := range []string{"order-value", "plain-value"} {
 		if _, err := c.Register(ctx, subject, client.NewSchema{Type: compat.Protobuf, Text: string(base)}); err != nil {
 			t.Fatal(err)

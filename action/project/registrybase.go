@@ -2,13 +2,17 @@ package project
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -23,13 +27,14 @@ type RegistrySource interface {
 
 var _ RegistrySource = (*client.Client)(nil)
 
-// policySource is the optional part of a RegistrySource that reads
-// Charter's governance policy; *client.Client implements it.
-type policySource interface {
-	EffectivePolicy(ctx context.Context, subject string) (client.PolicyConfig, error)
+// stateSource is the optional part of a RegistrySource that reads a
+// subject's governance state (Charter's GET
+// /governance/subjects/{s}/state?at=); *client.Client implements it.
+type stateSource interface {
+	GovernanceStateJSON(ctx context.Context, subject string, at time.Time) (json.RawMessage, error)
 }
 
-var _ policySource = (*client.Client)(nil)
+var _ stateSource = (*client.Client)(nil)
 
 // registryConcurrency bounds the requests one check sends at a time.
 const registryConcurrency = 8
@@ -41,13 +46,17 @@ type registryBaseline struct {
 
 // RegistryBaseline compares with the registered versions of each subject:
 // the latest for non-transitive levels, all of them for transitive ones.
-// url names the registry in reports. A subject is checked at the level
+// url names the registry in reports. Each subject's governance state
+// comes in one call (GET /governance/subjects/{s}/state?at=), and Check
+// judges the working tree's schema with it as registering it would be
+// judged (package action/gate). A subject is checked at the level
 // charter.yaml's mapping or overrides give it, else at the level the
-// registry applies to it (GET /config/{subject}?defaultToGlobal=true), as
-// registering it would be. Protobuf subjects are checked with the rule
-// profile of the registry's governance policy (protobufProfile) unless
-// their schemas entry sets protobuf_profile; a registry without Charter's
-// governance API (Confluent's) gives the default, CONFLUENT.
+// registry applies to it (the state's compatibility). Protobuf subjects
+// are checked with the rule profile of the registry's governance policy
+// (protobufProfile) unless their schemas entry sets protobuf_profile. A
+// registry without Charter's governance API (Confluent's) gives its
+// level through GET /config/{subject}?defaultToGlobal=true, the default
+// profile, CONFLUENT, and no state: charter.yaml's is used, as offline.
 func RegistryBaseline(src RegistrySource, url string) Baseline {
 	return &registryBaseline{src: src, url: url}
 }
@@ -58,6 +67,12 @@ func (b *registryBaseline) String() string { return "registry:" + b.url }
 // Load checks that the registry answers, then fetches the versions of the
 // subjects asked, registryConcurrency at a time, references resolved.
 func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string]compat.Level) (*BaselineSet, error) {
+	return b.loadAt(ctx, p, want, time.Time{})
+}
+
+// loadAt is Load with the governance state as of at (zero: the
+// registry's clock).
+func (b *registryBaseline) loadAt(ctx context.Context, p *Project, want map[string]compat.Level, at time.Time) (*BaselineSet, error) {
 	if _, err := b.src.Subjects(ctx); err != nil {
 		return nil, fmt.Errorf("cannot reach the registry at %s (%w); pass --against git:REF or dir:PATH to check without one", b.url, err)
 	}
@@ -66,7 +81,8 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		subjects = append(subjects, s)
 	}
 	sort.Strings(subjects)
-	set := &BaselineSet{Subjects: map[string]*Prior{}, Levels: map[string]compat.Level{}, ProtobufProfiles: map[string]string{}}
+	set := &BaselineSet{Subjects: map[string]*Prior{}, Levels: map[string]compat.Level{}, ProtobufProfiles: map[string]string{},
+		States: map[string]*governance.SubjectState{}}
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -80,8 +96,12 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			level, asked := want[subject], want[subject] != ""
-			var err error
-			if !asked {
+			st, err := b.state(ctx, subject, at)
+			switch {
+			case err != nil, asked:
+			case st != nil && st.Compatibility != "":
+				level = st.Compatibility
+			default:
 				level, err = b.level(ctx, subject)
 			}
 			var prior *Prior
@@ -89,8 +109,8 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 				prior, err = b.subject(ctx, p, refs, subject, level)
 			}
 			profile := ""
-			if err == nil && prior != nil && prior.Format == compat.Protobuf {
-				profile = b.protobufProfile(ctx, subject)
+			if st != nil && prior != nil && prior.Format == compat.Protobuf {
+				profile = st.Policy.ProtobufProfile
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -108,6 +128,9 @@ func (b *registryBaseline) Load(ctx context.Context, p *Project, want map[string
 			}
 			if profile != "" {
 				set.ProtobufProfiles[subject] = profile
+			}
+			if st != nil {
+				set.States[subject] = st
 			}
 		}()
 	}
@@ -130,19 +153,27 @@ func (b *registryBaseline) level(ctx context.Context, subject string) (compat.Le
 	return cfg.Compatibility, nil
 }
 
-// protobufProfile returns the Protobuf rule profile of the registry's
-// governance policy for subject, "" for the default or when the registry
-// has no governance API.
-func (b *registryBaseline) protobufProfile(ctx context.Context, subject string) string {
-	ps, ok := b.src.(policySource)
+// state returns the governance state of subject as of at, nil when the
+// registry has no governance API (a Confluent registry answers 404).
+func (b *registryBaseline) state(ctx context.Context, subject string, at time.Time) (*governance.SubjectState, error) {
+	ss, ok := b.src.(stateSource)
 	if !ok {
-		return ""
+		return nil, nil
 	}
-	pol, err := ps.EffectivePolicy(ctx, subject)
+	raw, err := ss.GovernanceStateJSON(ctx, subject, at)
 	if err != nil {
-		return ""
+		var se *client.StatusError
+		var sr *srerr.Error
+		if errors.As(err, &se) && se.Status == http.StatusNotFound || errors.As(err, &sr) && sr.Status == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("registry %s: governance state of %q: %w", b.url, subject, err)
 	}
-	return pol.ProtobufProfile
+	var st governance.SubjectState
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("registry %s: governance state of %q: %w", b.url, subject, err)
+	}
+	return &st, nil
 }
 
 func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string, level compat.Level) (*Prior, error) {
@@ -169,6 +200,9 @@ func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCac
 		pv := PriorVersion{Version: v.Version, Text: v.Text}
 		if v.Metadata != nil {
 			pv.Metadata = metadataJSON(v.Metadata)
+		}
+		if v.RuleSet != nil {
+			pv.RuleSet = metadataJSON(v.RuleSet)
 		}
 		deps, err := refs.deps(ctx, v.References, 0)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -31,15 +32,6 @@ const (
 // says what to compare with.
 var ErrNoBaseline = errors.New("no baseline to compare with")
 
-// Evaluators returns the governance gates `charter check` runs after the
-// compatibility checks: consumer contracts (charter.yaml's contracts, and
-// the registry's published ones once it has them) and PII policy.
-// Deprecation TTLs, ownership and semantic versions plug in here as
-// project.Evaluator functions too.
-func Evaluators() []project.Evaluator {
-	return []project.Evaluator{project.ContractsEvaluator(nil), project.PIIEvaluator()}
-}
-
 type options struct {
 	against     string
 	config      string
@@ -49,6 +41,7 @@ type options struct {
 	summaryFile string
 	githubOut   string
 	pathPrefix  string
+	at          string
 }
 
 // NewCommand returns the check command.
@@ -66,6 +59,18 @@ needed), --against dir:PATH (another checkout), or the registry: --against
 registry, or no --against when a registry URL is set (--registry,
 ` + EnvRegistryURL + ` or charter.yaml's registry).
 
+What is judged is what registering each schema would be judged by (one
+engine, package action/gate): compatibility, consumer contracts, PII,
+deprecations and their TTLs and extensions, the removal guard, owners and
+reused removed names. Against the registry, with the governance state it
+holds for each subject (owner, policy, deprecations, readers, published
+contracts, dismissals, tags) and its policy's severities: charter.yaml's
+severities may make a rule stricter, never lower one the registry refuses
+with (a notice says so). Offline (git:, dir:), with the state charter.yaml
+gives: its contracts, its pii section and its severities (OWNER_MISSING
+only when charter.yaml names it). --at judges as of another moment: "what
+will the gate say when the TTLs run out?"
+
 Exit codes: 0 pass (warnings and notices allowed), 1 at least one error
 finding, 2 usage, configuration or I/O error.`,
 		Example: `  # Compare with the main branch, no registry needed
@@ -75,7 +80,10 @@ finding, 2 usage, configuration or I/O error.`,
   charter check --against git:HEAD~1 --format github --summary-file "$GITHUB_STEP_SUMMARY"
 
   # Compare with the registry named in charter.yaml, as JSON
-  charter check --format json`,
+  charter check --format json
+
+  # What will the registry say once the deprecations of March have expired?
+  charter check --against registry --at 2026-04-01`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return run(cmd, o)
@@ -89,6 +97,7 @@ finding, 2 usage, configuration or I/O error.`,
 	f.StringVar(&o.color, "color", "auto", "colour the text format: auto (a terminal without NO_COLOR), always or never")
 	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
+	f.StringVar(&o.at, "at", "", "judge as of this moment, YYYY-MM-DD (midnight UTC) or RFC 3339 (default: now)")
 	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif and markdown output (default: the project's directory in its git repository)")
 	return cmd
 }
@@ -103,6 +112,10 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
+	at, err := ParseAt(o.at)
+	if err != nil {
+		return err
+	}
 	p, err := loadProject(o.config, o.dir)
 	if err != nil {
 		return err
@@ -111,7 +124,7 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
-	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, Evaluators: Evaluators()})
+	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at})
 	if err != nil {
 		return err
 	}
@@ -138,6 +151,21 @@ func run(cmd *cobra.Command, o options) error {
 		return rule.ErrFailed
 	}
 	return nil
+}
+
+// ParseAt reads --at: "" (now: the zero time), a date YYYY-MM-DD
+// (midnight UTC) or an RFC 3339 time.
+func ParseAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("invalid --at %q: want a date (2026-04-01) or an RFC 3339 time (2026-04-01T09:30:00Z)", s)
 }
 
 // loadProject loads --config, or finds charter.yaml from dir upwards.

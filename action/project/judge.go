@@ -1,0 +1,366 @@
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/charter-dev/charter/action/gate"
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/contracts"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+// RuleSeverityIgnored is the notice Check gives, against a registry, for
+// a charter.yaml severity that lowers a rule the registry refuses with
+// (an error there): the registry's policy decides, so the finding stays
+// an error; charter.yaml may only make a rule stricter.
+const RuleSeverityIgnored = "CONFIG_SEVERITY_IGNORED"
+
+// judgeRules are the project rules of the judge (listed by Rules).
+var judgeRules = []rule.Rule{
+	{ID: RuleSeverityIgnored, Category: rule.CategoryProject, Severity: rule.Notice,
+		Purpose: "Against a registry, charter.yaml's severities may raise a rule but not lower one that the registry's policy makes an error: registration would refuse the change all the same, so check reports the error and this notice."},
+}
+
+// localPact is a pact file charter.yaml's contracts list.
+type localPact struct {
+	consumer string
+	// message is the Protobuf message the entry names ("" for the
+	// first).
+	message string
+	file    string
+	raw     json.RawMessage
+	c       *contracts.Contract
+}
+
+// loadPacts reads the pacts charter.yaml lists, by subject. An entry whose
+// globs match no file, or a pact that cannot be read, is an error.
+func loadPacts(ctx context.Context, p *Project) (map[string][]localPact, error) {
+	if len(p.Config.Contracts) == 0 {
+		return nil, nil
+	}
+	files, err := dirTree{root: p.Root}.list(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]localPact{}
+	for i, e := range p.Config.Contracts {
+		n := 0
+		for _, f := range files {
+			if !e.pact.match(f) {
+				continue
+			}
+			n++
+			raw, err := os.ReadFile(filepath.Join(p.Root, filepath.FromSlash(f)))
+			if err != nil {
+				return nil, fmt.Errorf("%s: contracts[%d]: read pact: %w", p.ConfigPath, i, err)
+			}
+			pact, err := contracts.ParsePact(raw)
+			if err != nil {
+				return nil, fmt.Errorf("%s: contracts[%d]: pact %s: %w", p.ConfigPath, i, f, err)
+			}
+			c := &contracts.Contract{Consumer: pact.Consumer, Subject: e.Subject, Pact: pact}
+			if e.Consumer != "" {
+				c.Consumer = e.Consumer
+			}
+			out[e.Subject] = append(out[e.Subject], localPact{consumer: c.Consumer, message: e.Message, file: f, raw: raw, c: c})
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s: contracts[%d]: no file matches %s", p.ConfigPath, i, strings.Join(e.Pact, ", "))
+		}
+	}
+	return out, nil
+}
+
+// judge runs the gate (action/gate.Evaluate) on s's working-tree schema
+// with the governance state s is judged with: the registry's (policy
+// merged with charter.yaml's severities, see statePolicy), or the one
+// charter.yaml gives offline. previous are the baseline versions that
+// parse, oldest first.
+// The findings come back located (File, Line) at their final severity.
+func (c *checker) judge(s *Subject, f compat.Format, previous []compat.Previous) ([]rule.Finding, error) {
+	cur := s.Current
+	st, fromRegistry := c.stateFor(s)
+	in := gate.Input{Subject: s.Name, Now: c.now, Format: f, Level: s.Level, References: cur.Deps,
+		Against: previous, Candidate: governance.Version{Version: 1, Schema: cur.Parsed}}
+	var latest *PriorVersion
+	if s.Prior != nil && s.Prior.Format == cur.Format && len(s.Prior.Versions) > 0 {
+		if pv := &s.Prior.Versions[len(s.Prior.Versions)-1]; pv.Schema != nil {
+			latest = pv
+			in.Latest = &governance.Version{Version: pv.Version, Schema: pv.Schema, Metadata: pv.Metadata, RuleSet: pv.RuleSet}
+			in.Candidate.Version = pv.Version + 1
+		}
+	}
+	canon := cur.Parsed.Canonical()
+	for i := len(previous) - 1; i >= 0; i-- {
+		if previous[i].Schema.Canonical() == canon {
+			in.Existing, in.Candidate.Version = true, previous[i].Version
+			break
+		}
+	}
+	// The candidate's data contract: charter.yaml's metadata, else the
+	// latest version's, as a registration without one inherits it.
+	if md := c.p.Config.MetadataFor(s.Name, s.Mapping); md != nil {
+		b, err := json.Marshal(md.pii())
+		if err != nil {
+			return nil, fmt.Errorf("metadata of %q: %w", s.Name, err)
+		}
+		in.Candidate.Metadata = b
+	} else if latest != nil {
+		in.Candidate.Metadata = latest.Metadata
+	}
+	if latest != nil {
+		in.Candidate.RuleSet = latest.RuleSet
+	}
+	if c.compatOnly {
+		var out []rule.Finding
+		if !in.Existing {
+			for _, fd := range gate.CompatFindings(s.Name, gate.CheckCompatibility(in)) {
+				if fd, ok := c.normalize(fd, s); ok {
+					out = append(out, fd)
+				}
+			}
+		}
+		return out, nil
+	}
+	pacts := c.pacts[s.Name]
+	var special []localPact // pacts naming a Protobuf message: verified beside the gate
+	for _, lp := range pacts {
+		if lp.message != "" && cur.Format == compat.Protobuf {
+			special = append(special, lp)
+		}
+	}
+	st = withLocalPacts(st, pacts, in)
+	in.State = st
+	res, err := gate.Evaluate(in)
+	if err != nil {
+		return nil, fmt.Errorf("judge %s: %w", s.Name, err)
+	}
+	fs := res.Findings
+	if len(special) > 0 && !in.Existing {
+		more, err := messageContracts(in, special)
+		if err != nil {
+			return nil, err
+		}
+		fs = append(fs, more...)
+	}
+	files := map[string]string{} // the local pact file of each consumer
+	for _, lp := range pacts {
+		files[lp.consumer] = lp.file
+	}
+	var out []rule.Finding
+	ignored := map[string]bool{}
+	for _, fd := range fs {
+		if file := files[fd.Consumer]; file != "" && strings.HasPrefix(fd.RuleID, "CONTRACT_") {
+			fd.Message += " (pact " + file + ")"
+		}
+		if fd.Subject == "" {
+			fd.Subject = s.Name
+		}
+		if fd.Hint == "" {
+			fd.Hint = contractHints[fd.RuleID]
+		}
+		if !fromRegistry {
+			// Offline, charter.yaml is the policy.
+			if fd, ok := c.normalize(fd, s); ok {
+				out = append(out, fd)
+			}
+			continue
+		}
+		// Against the registry, its policy decided the severity
+		// (charter.yaml's stricter ones merged into it).
+		if sev, on, set := c.p.Config.severitySet(s.Name, s.Mapping, fd.RuleID); set && fd.Severity == rule.Error && (!on || sev < rule.Error) && !ignored[fd.RuleID] {
+			ignored[fd.RuleID] = true
+			want := "off"
+			if on {
+				want = sev.String()
+			}
+			out = append(out, rule.Finding{RuleID: RuleSeverityIgnored, Severity: rule.Notice, Subject: s.Name, File: cur.File,
+				Message: fmt.Sprintf("charter.yaml sets %s to %s for subject %s, but the registry's policy makes it an error: registration would refuse this change, so it stays an error", fd.RuleID, want, s.Name),
+				Hint:    fmt.Sprintf("lower it in the registry's policy (PUT /governance/subjects/%s/policy) if every producer may, or fix the finding", s.Name)})
+		}
+		c.locate(&fd, s)
+		out = append(out, fd)
+	}
+	return out, nil
+}
+
+// stateFor returns the governance state s is judged with, and whether it
+// is the registry's: the registry's state with its policy merged with
+// charter.yaml's severities, or, offline (and against a registry without
+// Charter's governance API), the state charter.yaml gives.
+func (c *checker) stateFor(s *Subject) (governance.SubjectState, bool) {
+	if st := c.states[s.Name]; st != nil {
+		out := *st
+		out.Policy = c.p.Config.registryPolicy(s.Name, s.Mapping, st.Policy)
+		return out, true
+	}
+	return governance.SubjectState{Subject: s.Name, Policy: c.p.Config.offlinePolicy(s.Name, s.Mapping)}, false
+}
+
+// offlinePolicy is the governance policy charter.yaml gives subject: its
+// severities (every layer that applies) and its pii section. Rules it
+// does not name keep their defaults, except the two that need the
+// registry's records (offlineOff), which are off unless charter.yaml
+// names them.
+func (c *Config) offlinePolicy(subject string, m *Mapping) governance.PolicyConfig {
+	pol := governance.PolicyConfig{Rules: map[string]string{}, PII: c.PII.governance()}
+	for _, r := range governance.PolicyRules() {
+		sev, on, set := c.severitySet(subject, m, r.ID)
+		switch {
+		case set && on:
+			pol.Rules[r.ID] = sev.String()
+		case set:
+			pol.Rules[r.ID] = "off"
+		case offlineOff[r.ID]:
+			pol.Rules[r.ID] = "off"
+		}
+	}
+	return pol
+}
+
+// registryPolicy is the registry's policy reg for subject with
+// charter.yaml's severities over it where they are stricter (a higher
+// severity, or on where the registry has the rule off) or lower a rule
+// that is not an error in the registry. A rule the registry makes an
+// error stays one (judge reports RuleSeverityIgnored). charter.yaml's pii
+// section is ignored: the registry's PII policy decides.
+func (c *Config) registryPolicy(subject string, m *Mapping, reg governance.PolicyConfig) governance.PolicyConfig {
+	out := reg
+	out.Rules = map[string]string{}
+	for k, v := range reg.Rules {
+		out.Rules[k] = v
+	}
+	for _, r := range governance.PolicyRules() {
+		sev, on, set := c.severitySet(subject, m, r.ID)
+		if !set {
+			continue
+		}
+		rsev, ron := reg.Severity(r.ID)
+		switch {
+		case on && (!ron || sev > rsev):
+			out.Rules[r.ID] = sev.String()
+		case ron && rsev == rule.Error:
+			// lowering an error: ignored
+		case !on:
+			out.Rules[r.ID] = "off"
+		case sev < rsev:
+			out.Rules[r.ID] = sev.String()
+		}
+	}
+	return out
+}
+
+// offlineOff are the rules off offline unless charter.yaml names them:
+// OWNER_MISSING (there is no ownership record offline, so it would fire
+// on every subject; named, it asks for the owner metadata property,
+// charter.yaml's metadata.properties.owner) and SEMVER_MAJOR (semantic
+// versions number the registry's versions, which a tree does not have).
+var offlineOff = map[string]bool{governance.RuleOwnerMissing: true, governance.RuleSemverMajor: true}
+
+// severitySet is SeverityFor that also says whether charter.yaml sets a
+// severity for ruleID on subject at all.
+func (c *Config) severitySet(subject string, m *Mapping, ruleID string) (rule.Severity, bool, bool) {
+	a, aon := c.SeverityFor(subject, m, ruleID, rule.Notice)
+	b, bon := c.SeverityFor(subject, m, ruleID, rule.Error)
+	if a == b && aon == bon {
+		return a, aon, true
+	}
+	return rule.Notice, true, false
+}
+
+// governance is charter.yaml's pii section as a governance PII policy.
+func (c PIIConfig) governance() *governance.PIIPolicy {
+	if len(c.PIITags)+len(c.MaskTags)+len(c.Allow) == 0 && c.MinConfidence == "" {
+		return nil
+	}
+	return &governance.PIIPolicy{PIITags: c.PIITags, MaskTags: c.MaskTags, MinConfidence: c.MinConfidence, AllowList: c.Allow}
+}
+
+// withLocalPacts adds the pacts charter.yaml lists for the subject to
+// st: each replaces the published contract of its consumer, and the fields
+// it reads replace that consumer's readers (read off the latest version,
+// as publishing it would record them, else off the candidate). Pacts that
+// name a Protobuf message are verified by messageContracts instead, but
+// count as readers and consumers all the same.
+func withLocalPacts(st governance.SubjectState, pacts []localPact, in gate.Input) governance.SubjectState {
+	if len(pacts) == 0 {
+		return st
+	}
+	local := map[string]bool{}
+	for _, lp := range pacts {
+		local[lp.consumer] = true
+	}
+	var cs []governance.PublishedContract
+	for _, pc := range st.Contracts {
+		if !local[pc.Consumer] {
+			cs = append(cs, pc)
+		}
+	}
+	readers := map[string][]string{}
+	for k, v := range st.Readers {
+		if !local[k] {
+			readers[k] = v
+		}
+	}
+	consumers := slices.Clone(st.Consumers)
+	schema, deps := in.Candidate.Schema, in.References
+	if in.Latest != nil {
+		schema, deps = in.Latest.Schema, nil
+	}
+	vf, vfErr := contracts.NewVerifier(schema, contracts.Options{References: deps, Now: in.Now})
+	for _, lp := range pacts {
+		if lp.message == "" || in.Format.Type() != compat.Protobuf {
+			cs = append(cs, governance.PublishedContract{Consumer: lp.consumer, Pact: lp.raw})
+		}
+		if vfErr == nil && lp.message == "" {
+			if reads := vf.Verify(lp.c).Reads; len(reads) > 0 {
+				readers[lp.consumer] = append(readers[lp.consumer], reads...)
+			}
+		}
+		if !slices.Contains(consumers, lp.consumer) {
+			consumers = append(consumers, lp.consumer)
+		}
+	}
+	sort.Strings(consumers)
+	st.Contracts, st.Readers, st.Consumers = cs, readers, consumers
+	if len(st.Readers) == 0 {
+		st.Readers = nil
+	}
+	return st
+}
+
+// messageContracts verifies the local pacts that name the Protobuf
+// message they read (charter.yaml's contracts message), which the gate's
+// published contracts cannot say, with the gate's severities and
+// grouping.
+func messageContracts(in gate.Input, pacts []localPact) ([]rule.Finding, error) {
+	rep := &contracts.Report{}
+	for _, lp := range pacts {
+		opts := contracts.Options{Message: lp.message, References: in.References, Deprecations: gate.Deprecations(in.State.Deprecations), Now: in.Now}
+		if in.Latest != nil {
+			opts.Baseline = in.Latest.Schema
+		}
+		vf, err := contracts.NewVerifier(in.Candidate.Schema, opts)
+		if err != nil {
+			return nil, fmt.Errorf("verify the contracts of %q: %w", in.Subject, err)
+		}
+		rep.Contracts = append(rep.Contracts, vf.Verify(lp.c))
+	}
+	var out []rule.Finding
+	for _, f := range gate.ContractPolicyFindings(in.Subject, in.State.Policy, rep) {
+		switch f.RuleID {
+		case contracts.RuleFieldDeprecated, contracts.RuleFieldExpired, contracts.RuleFieldExtended:
+			continue // the consumer's own verification, as in the gate
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
