@@ -435,7 +435,7 @@ func checkFieldDeprecated(s *site) string {
 	}
 	msg := fmt.Sprintf("field %s, which the consumer reads, is deprecated", displayPath(s.path))
 	if s.dep != nil && !s.dep.Expires.IsZero() {
-		msg += fmt.Sprintf(" and expires on %s (%d days left)", s.dep.Expires.UTC().Format(time.DateOnly), daysLeft(s.now, s.dep.Expires))
+		msg += fmt.Sprintf(" and expires on %s (%s left)", s.dep.Expires.UTC().Format(time.DateOnly), rule.Plural(daysLeft(s.now, s.dep.Expires), "day"))
 	}
 	if s.dep != nil && s.dep.Replacement != "" {
 		msg += "; use " + s.dep.Replacement
@@ -468,8 +468,8 @@ func checkFieldExtended(s *site) string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("field %s expired, but consumer %s holds an extension until %s (%d days left)",
-		displayPath(s.path), s.consumer, end.UTC().Format(time.DateOnly), daysLeft(s.now, end))
+	return fmt.Sprintf("field %s expired, but consumer %s holds an extension until %s (%s left)",
+		displayPath(s.path), s.consumer, end.UTC().Format(time.DateOnly), rule.Plural(daysLeft(s.now, end), "day"))
 }
 
 // decodeProblem is one reason an example does not decode.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
@@ -167,7 +168,7 @@ func (gov *Governance) Changelog(ctx context.Context, subject string) (governanc
 				item = "field `" + governance.Display(d.Path) + "`"
 			}
 			if d.Source == governance.SourceAPI {
-				text := fmt.Sprintf("%s deprecated, TTL %d days", item, d.TTLDays)
+				text := fmt.Sprintf("%s deprecated, TTL %s", item, rule.Plural(d.TTLDays, "day"))
 				if d.Kind == governance.ItemField {
 					text = governance.DeprecationSentence(d.Path, d.TTLDays, d.Replacement, d.Reason)
 				} else if d.Replacement != "" {

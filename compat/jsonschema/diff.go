@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"slices"
 	"strings"
+
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // change is one difference found by diff. path is relative to the pair of
@@ -1296,7 +1298,7 @@ func describeDepth(n *node, depth int) string {
 	case kCombined:
 		switch {
 		case depth > 1 || len(n.subs) > 4:
-			return fmt.Sprintf("%s of %d subschemas", n.crit, len(n.subs))
+			return fmt.Sprintf("%s of %s", n.crit, rule.Plural(len(n.subs), "subschema"))
 		case n.typeArray:
 			return "[" + list(n.subs, ", ") + "]"
 		case n.key == "|parts":

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // declaredMessages returns the messages declared in ms, without the map
@@ -50,7 +52,7 @@ func (s *Schema) message(indexes []int) (protoreflect.MessageDescriptor, error) 
 			if m != nil {
 				where = "message " + string(m.FullName())
 			}
-			return nil, fmt.Errorf("message index %d (position %d of %v) is out of range: %s has %d messages", idx, i, indexes, where, len(level))
+			return nil, fmt.Errorf("message index %d (position %d of %v) is out of range: %s has %s", idx, i, indexes, where, rule.Plural(len(level), "message"))
 		}
 		m = level[idx]
 		level = declaredMessages(m.Messages())

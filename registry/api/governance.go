@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
@@ -96,7 +97,7 @@ func (s *server) latestWithMetadata(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	keys, values := q["key"], q["value"]
 	if len(keys) != len(values) {
-		writeError(w, r, s.log, srerr.New(srerr.ErrBadRequest, "key and value parameters must pair up: got %d keys and %d values", len(keys), len(values)))
+		writeError(w, r, s.log, srerr.New(srerr.ErrBadRequest, "key and value parameters must pair up: got %s and %s", rule.Plural(len(keys), "key"), rule.Plural(len(values), "value")))
 		return
 	}
 	want := make(map[string]string, len(keys))

@@ -197,9 +197,4 @@ func (e *evaluation) removedFields() {
 }
 
 // Days is "1 day", "0 days", "12 days".
-func Days(n int) string {
-	if n == 1 || n == -1 {
-		return fmt.Sprintf("%d day", n)
-	}
-	return fmt.Sprintf("%d days", n)
-}
+func Days(n int) string { return rule.Plural(n, "day") }

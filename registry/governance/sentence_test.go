@@ -22,3 +22,13 @@ func TestDeprecationSentenceCountsDays(t *testing.T) {
 		}
 	}
 }
+
+// TestDaysCounts: the day counts of deprecation findings ("60 days left",
+// "1 day left") come from rule.Plural.
+func TestDaysCounts(t *testing.T) {
+	for n, want := range map[int]string{0: "0 days", 1: "1 day", 2: "2 days"} {
+		if got := governance.Days(n); got != want {
+			t.Errorf("Days(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

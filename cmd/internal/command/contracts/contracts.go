@@ -194,7 +194,7 @@ func writeText(w io.Writer, schemaPath string, pacts []string, rep *contracts.Re
 			broken++
 		}
 		fmt.Fprintf(&b, "%s %s → %s (%s, %s): %s\n", verdict, c.Consumer, c.Provider, pacts[i],
-			plural(c.Interactions, "interaction"), summary(counts))
+			rule.Plural(c.Interactions, "interaction"), summary(counts))
 		for _, f := range c.Findings {
 			pending := ""
 			if f.Pending {
@@ -204,13 +204,13 @@ func writeText(w io.Writer, schemaPath string, pacts []string, rep *contracts.Re
 		}
 	}
 	if broken > 0 {
-		fmt.Fprintf(&b, "%d of %s broken by %s\n", broken, plural(len(rep.Contracts), "contract"), schemaPath)
+		fmt.Fprintf(&b, "%d of %s broken by %s\n", broken, rule.Plural(len(rep.Contracts), "contract"), schemaPath)
 	} else {
 		verb := "hold"
 		if len(rep.Contracts) == 1 {
 			verb = "holds"
 		}
-		fmt.Fprintf(&b, "%s %s with %s\n", plural(len(rep.Contracts), "contract"), verb, schemaPath)
+		fmt.Fprintf(&b, "%s %s with %s\n", rule.Plural(len(rep.Contracts), "contract"), verb, schemaPath)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -220,18 +220,11 @@ func summary(counts map[rule.Severity]int) string {
 	var parts []string
 	for _, s := range []rule.Severity{rule.Error, rule.Warning, rule.Notice} {
 		if n := counts[s]; n > 0 {
-			parts = append(parts, plural(n, s.String()))
+			parts = append(parts, rule.Plural(n, s.String()))
 		}
 	}
 	if len(parts) == 0 {
 		return "no findings"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
