@@ -132,9 +132,16 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	fmt.Fprintf(&b, "  strategy: %s\n", strategy)
 	b.WriteString("  # Severity by rule ID or pattern (error, warning, notice, off); see `charter rules`.\n")
 	b.WriteString("  # severity:\n  #   SUBJECT_ADDED: off\n\n")
+	if slices.ContainsFunc(found, func(f Found) bool { return f.Format == compat.Protobuf }) {
+		b.WriteString("# Protobuf rules: CONFLUENT (Confluent Schema Registry's verdicts, the default),\n")
+		b.WriteString("# WIRE or WIRE_JSON (buf's breaking-change categories); `charter rules` lists\n")
+		b.WriteString("# each rule's profiles. Entries may set their own; against a registry, its\n")
+		b.WriteString("# governance policy (protobufProfile) wins over this one.\n")
+		b.WriteString("# protobuf_profile: CONFLUENT\n\n")
+	}
 	b.WriteString("# Which files are schemas: a file belongs to the first entry whose files match.\n")
 	b.WriteString("# Globs: * ? ** [abc] {a,b}. Entries may set format, strategy, topic, subject,\n")
-	b.WriteString("# level, severity and (Protobuf) import_paths.\n")
+	b.WriteString("# level, severity and (Protobuf) import_paths and protobuf_profile.\n")
 	if len(keys) == 0 {
 		b.WriteString("schemas: []\n")
 		b.WriteString("# schemas:\n#   - files: \"schemas/**/*.avsc\"\n")
