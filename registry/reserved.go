@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -26,6 +27,17 @@ const (
 	// 409, as Confluent does).
 	RuleReservedField = "RESERVED_FIELD"
 )
+
+// Rules returns the rules the registry fires itself, beside the gate's:
+// RESERVED_FIELD, which Confluent's reserved fields need the stored
+// subject config and the latest version's metadata for.
+func Rules() []rule.Rule {
+	return []rule.Rule{
+		{ID: RuleReservedField, Category: rule.CategoryReserved, Severity: rule.Error,
+			Purpose: "With validateFields on, the new schema has no top-level field that its metadata property confluent:reserved lists, and keeps listing every name the latest version reserved.",
+			Source:  `Confluent Schema Registry, "Data Contracts": reserved fields (confluent:reserved, validateFields)`},
+	}
+}
 
 // reservedNames splits a confluent:reserved value into names.
 func reservedNames(meta json.RawMessage) []string {

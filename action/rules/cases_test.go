@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/pii"
+	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/sqlite"
 )
 
 // ruleCase is where a rule's testdata case is and how it runs: run
@@ -47,12 +50,17 @@ var formatDirs = map[compat.SchemaType]string{compat.Avro: "avro", compat.Protob
 //   - a PII rule: pii/testdata/rules/<id>/input.json;
 //   - a project rule: testdata/project/<id>/ (head, the working tree, and
 //     base, the dir: baseline);
+//   - a rule of the registry's own: testdata/registry/<id>/ (case.json,
+//     candidate and optional latest schema), through a registry's dry run;
 //   - a governance rule or the gate's own: testdata/gate/<id>/ (case.json,
 //     candidate and optional latest schema), through gate.Evaluate.
 func caseOf(r rule.Rule) ruleCase {
 	id := strings.ToLower(r.ID)
 	repo := filepath.Join("..", "..")
 	switch {
+	case slices.ContainsFunc(registry.Rules(), func(rr rule.Rule) bool { return rr.ID == r.ID }):
+		dir := filepath.Join("testdata", "registry", id)
+		return ruleCase{dir, func() ([]fired, error) { return runRegistryCase(dir) }}
 	case r.Format != "":
 		dir := filepath.Join(repo, "compat", formatDirs[r.Format], "testdata", id)
 		return ruleCase{dir, func() ([]fired, error) { return runFormatCase(dir, r) }}
@@ -244,6 +252,67 @@ func runGateCase(dir string) ([]fired, error) {
 		return nil, err
 	}
 	res, err := gate.Evaluate(in)
+	if err != nil {
+		return nil, err
+	}
+	return findingIDs(res.Findings), nil
+}
+
+// registryCase is a registry case's case.json: the subject's
+// validateFields config and the metadata of its latest version (registered
+// first, when latest.<ext> exists) and of the candidate.
+type registryCase struct {
+	ValidateFields    bool            `json:"validateFields"`
+	LatestMetadata    json.RawMessage `json:"latestMetadata,omitempty"`
+	CandidateMetadata json.RawMessage `json:"candidateMetadata,omitempty"`
+}
+
+// runRegistryCase dry-runs the candidate on a registry over a fresh
+// SQLite store (POST /governance/subjects/{s}/check).
+func runRegistryCase(dir string) ([]fired, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "case.json"))
+	if err != nil {
+		return nil, err
+	}
+	var c registryCase
+	if err := decodeStrict(raw, &c); err != nil {
+		return nil, fmt.Errorf("case.json: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "charter-rules-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(tmp, "charter.db"))
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	svc := registry.NewService(store, formats.Formats())
+	const subject = "shipments-value"
+	if _, err := svc.SetConfig(ctx, subject, registry.ConfigUpdate{ValidateFields: &c.ValidateFields}); err != nil {
+		return nil, err
+	}
+	request := func(name string, md json.RawMessage) (registry.RegisterRequest, error) {
+		for _, e := range formats.All() {
+			text, err := os.ReadFile(filepath.Join(dir, name+e.Extensions[0]))
+			if err == nil {
+				return registry.RegisterRequest{Schema: string(text), Type: e.Type, Metadata: md}, nil
+			}
+		}
+		return registry.RegisterRequest{}, os.ErrNotExist
+	}
+	if latest, err := request("latest", c.LatestMetadata); err == nil {
+		if _, err := svc.Register(ctx, subject, latest); err != nil {
+			return nil, err
+		}
+	}
+	candidate, err := request("candidate", c.CandidateMetadata)
+	if err != nil {
+		return nil, err
+	}
+	res, err := svc.Governance().Check(ctx, subject, candidate, time.Time{})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,6 @@
 // Package rules is the catalog of every rule Charter fires: the
 // compatibility rules of each format (package compat/formats), the gate's
-// own (action/gate), the governance rules (registry/governance), the
+// own (action/gate) and the registry's (RESERVED_FIELD), the governance rules (registry/governance), the
 // consumer contract rules (contracts), the PII policy (pii) and the
 // project checks (action/project). Each of those packages declares its
 // rules beside the code that fires them; this package only lists them,
@@ -19,12 +19,13 @@ import (
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/pii"
+	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
 )
 
 // sources are the packages whose rules the catalog lists, each once.
 func sources() [][]rule.Rule {
-	out := [][]rule.Rule{gate.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules()}
+	out := [][]rule.Rule{gate.Rules(), registry.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules()}
 	for _, f := range formats.All() {
 		out = append(out, f.Rules())
 	}
