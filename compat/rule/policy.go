@@ -1,8 +1,11 @@
-// Package rule is Charter's one gate: it turns everything that can be
-// wrong with a schema change (compatibility at the subject's level,
+// Package rule is Charter's one rule model: a [Rule] (stable ID, purpose,
+// source, category, format, default severity), one [Severity] and one
+// [Finding], whatever fires it (compatibility at the subject's level,
 // consumer contracts, PII policy, deprecation TTLs, ownership, semantic
-// versions) into Findings of one shape, which the registry, the CLI
-// (`charter check`) and the CI action all evaluate and render the same way.
+// versions), so the registry, the CLI (`charter check`) and the CI action
+// evaluate and render findings the same way. Each package that fires
+// rules declares them beside that code; package action/rules is the
+// catalog of them all.
 package rule
 
 import (
