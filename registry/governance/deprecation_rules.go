@@ -126,7 +126,7 @@ func (e *evaluation) keptField(d Deprecation, path, why, use string) {
 		e.add(rule.Finding{RuleID: RuleDeprecationExtended, Path: path, Consumer: extended[0],
 			Message: fmt.Sprintf("%s expired on %s%s; every consumer still reading it holds a running extension: %s%s",
 				d.Item, date(d.ExpiresAt), why, describeReaders(d, extended, now), use),
-			Hint: fmt.Sprintf("keep %s until the last extension ends; remove it once %s no longer read it", d.Item, strings.Join(extended, ", "))})
+			Hint: fmt.Sprintf("keep %s until the last extension ends; remove it once nobody reads it (now %s)", d.Item, strings.Join(extended, ", "))})
 	case len(without) > 0:
 		e.add(rule.Finding{RuleID: RuleDeprecationExpiredRead, Path: path, Consumer: without[0],
 			Message: fmt.Sprintf("%s expired on %s%s but consumers without a running extension still read it: %s%s",
@@ -148,7 +148,7 @@ func keepHint(d Deprecation, readers []string, subject string) string {
 	if len(readers) == 0 {
 		return fmt.Sprintf("nobody reads %s: you may remove it now, or stop producing it before %s", d.Item, date(d.ExpiresAt))
 	}
-	return fmt.Sprintf("keep %s until %s have migrated (charter lineage deprecations --subject %s); removing it is refused while they read it",
+	return fmt.Sprintf("keep %s until its readers (%s) have migrated (charter lineage deprecations --subject %s); removing it is refused while anyone reads it",
 		d.Item, strings.Join(readers, ", "), subject)
 }
 
@@ -185,7 +185,7 @@ func (e *evaluation) removedFields() {
 			e.add(rule.Finding{RuleID: RuleDeprecationRemovalGuarded, Path: d.Path, Consumer: readers[0],
 				Message: fmt.Sprintf("removing %s of subject %s %s, while consumers still read it: %s",
 					d.Item, e.subject, when, describeReaders(d, readers, now)),
-				Hint: fmt.Sprintf("keep %s (that is allowed) until %s no longer read it (charter lineage deprecations --subject %s)",
+				Hint: fmt.Sprintf("keep %s (that is allowed) until nobody reads it (now %s; charter lineage deprecations --subject %s)",
 					d.Item, strings.Join(readers, ", "), e.subject)})
 		case !expired:
 			e.add(rule.Finding{RuleID: RuleDeprecationRemovedEarly, Path: d.Path,
