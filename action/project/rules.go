@@ -52,8 +52,8 @@ var projectRules = []rule.Rule{
 }
 
 // Rules returns the project rules: what Check reports about the working
-// tree and charter.yaml itself.
-func Rules() []rule.Rule { return slices.Clone(projectRules) }
+// tree and charter.yaml itself (judge.go's judgeRules included).
+func Rules() []rule.Rule { return slices.Concat(projectRules, judgeRules) }
 
 // splitHint splits a compat message of the form "what is wrong; how to
 // fix it" (the style of every Charter format) into message and hint.

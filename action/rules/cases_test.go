@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/jsonschema"
@@ -20,6 +22,7 @@ import (
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/pii"
 	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/client"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/sqlite"
 )
@@ -28,7 +31,7 @@ import (
 // returns what the case reports.
 type ruleCase struct {
 	path string
-	run  func() ([]fired, error)
+	run  func(testing.TB) ([]fired, error)
 }
 
 // fired is one finding of a case: its rule and severity.
@@ -49,7 +52,7 @@ var formatDirs = map[compat.SchemaType]string{compat.Avro: "avro", compat.Protob
 //   - a contract rule: contracts/testdata/pacts/<id>.json and its schema;
 //   - a PII rule: pii/testdata/rules/<id>/input.json;
 //   - a project rule: testdata/project/<id>/ (head, the working tree, and
-//     base, the dir: baseline);
+//     base, the dir: baseline, or registry, the schemas of a registry);
 //   - a rule of the registry's own: testdata/registry/<id>/ (case.json,
 //     candidate and optional latest schema), through a registry's dry run;
 //   - a governance rule or the gate's own: testdata/gate/<id>/ (case.json,
@@ -60,22 +63,22 @@ func caseOf(r rule.Rule) ruleCase {
 	switch {
 	case slices.ContainsFunc(registry.Rules(), func(rr rule.Rule) bool { return rr.ID == r.ID }):
 		dir := filepath.Join("testdata", "registry", id)
-		return ruleCase{dir, func() ([]fired, error) { return runRegistryCase(dir) }}
+		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runRegistryCase(dir) }}
 	case r.Format != "":
 		dir := filepath.Join(repo, "compat", formatDirs[r.Format], "testdata", id)
-		return ruleCase{dir, func() ([]fired, error) { return runFormatCase(dir, r) }}
+		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runFormatCase(dir, r) }}
 	case r.Category == rule.CategoryContract:
 		base := filepath.Join(repo, "contracts", "testdata", "pacts", id)
-		return ruleCase{base + ".json", func() ([]fired, error) { return runContractCase(base) }}
+		return ruleCase{base + ".json", func(tb testing.TB) ([]fired, error) { return runContractCase(base) }}
 	case r.Category == rule.CategoryPII:
 		dir := filepath.Join(repo, "pii", "testdata", "rules", id)
-		return ruleCase{dir, func() ([]fired, error) { return runPIICase(dir) }}
+		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runPIICase(dir) }}
 	case r.Category == rule.CategoryProject:
 		dir := filepath.Join("testdata", "project", id)
-		return ruleCase{dir, func() ([]fired, error) { return runProjectCase(dir) }}
+		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runProjectCase(tb, dir) }}
 	}
 	dir := filepath.Join("testdata", "gate", id)
-	return ruleCase{dir, func() ([]fired, error) { return runGateCase(dir) }}
+	return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runGateCase(dir) }}
 }
 
 // runFormatCase reads data written with writer.<ext> with reader.<ext>.
@@ -201,21 +204,50 @@ func runPIICase(dir string) ([]fired, error) {
 }
 
 // runProjectCase checks the project <dir>/head against the baseline
-// directory <dir>/base.
-func runProjectCase(dir string) ([]fired, error) {
+// directory <dir>/base or, when there is <dir>/registry, against a
+// registry holding each of its files as version 1 of the subject the
+// file is named after (orders-value.avsc: subject orders-value).
+func runProjectCase(tb testing.TB, dir string) ([]fired, error) {
 	p, err := project.Load(filepath.Join(dir, "head", "charter.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	base, err := filepath.Abs(filepath.Join(dir, "base"))
+	baseline, err := projectBaseline(tb, dir)
 	if err != nil {
 		return nil, err
 	}
-	res, err := project.Check(context.Background(), p, project.Options{Baseline: project.DirBaseline(base)})
+	res, err := project.Check(context.Background(), p, project.Options{Baseline: baseline})
 	if err != nil {
 		return nil, err
 	}
 	return findingIDs(res.Findings), nil
+}
+
+func projectBaseline(tb testing.TB, dir string) (project.Baseline, error) {
+	files, err := os.ReadDir(filepath.Join(dir, "registry"))
+	if os.IsNotExist(err) {
+		base, err := filepath.Abs(filepath.Join(dir, "base"))
+		return project.DirBaseline(base), err
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, url := projecttest.Registry(tb)
+	for _, f := range files {
+		text, err := os.ReadFile(filepath.Join(dir, "registry", f.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ext := filepath.Ext(f.Name())
+		e, ok := formats.ByExtension(ext)
+		if !ok {
+			return nil, fmt.Errorf("%s: not a schema file", f.Name())
+		}
+		if _, err := c.Register(context.Background(), strings.TrimSuffix(f.Name(), ext), client.NewSchema{Type: e.Type, Text: string(text)}); err != nil {
+			return nil, err
+		}
+	}
+	return project.RegistryBaseline(c, url), nil
 }
 
 // gateCase is a governance case's case.json: the moment, the subject's

@@ -54,7 +54,7 @@ func TestEveryRuleFires(t *testing.T) {
 		t.Run(r.ID, func(t *testing.T) {
 			t.Parallel()
 			c := caseOf(r)
-			got, err := c.run()
+			got, err := c.run(t)
 			if err != nil {
 				t.Fatalf("rule %s: its case %s: %v", r.ID, c.path, err)
 			}
