@@ -45,7 +45,9 @@ type registryBaseline struct {
 }
 
 // RegistryBaseline compares with the registered versions of each subject:
-// the latest for non-transitive levels, all of them for transitive ones.
+// the latest for non-transitive levels, all of them for transitive ones
+// (all are fetched: a schema equal to any live version is its
+// re-registration).
 // url names the registry in reports. Each subject's governance state
 // comes in one call (GET /governance/subjects/{s}/state?at=), and Check
 // judges the working tree's schema with it as registering it would be
@@ -106,7 +108,7 @@ func (b *registryBaseline) loadAt(ctx context.Context, p *Project, want map[stri
 			}
 			var prior *Prior
 			if err == nil {
-				prior, err = b.subject(ctx, p, refs, subject, level)
+				prior, err = b.subject(ctx, p, refs, subject)
 			}
 			profile := ""
 			if st != nil && prior != nil && prior.Format == compat.Protobuf {
@@ -176,7 +178,7 @@ func (b *registryBaseline) state(ctx context.Context, subject string, at time.Ti
 	return &st, nil
 }
 
-func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string, level compat.Level) (*Prior, error) {
+func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCache, subject string) (*Prior, error) {
 	versions, err := b.src.Versions(ctx, subject)
 	if errors.Is(err, srerr.ErrSubjectNotFound) || (err == nil && len(versions) == 0) {
 		return nil, nil
@@ -184,9 +186,9 @@ func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCac
 	if err != nil {
 		return nil, fmt.Errorf("registry %s: %w", b.url, err)
 	}
-	if !level.Transitive() {
-		versions = versions[len(versions)-1:]
-	}
+	// Every live version, also for a non-transitive level (which is
+	// compared with the latest only): a candidate equal to any of them
+	// is the re-registration of that version, as registration judges it.
 	prior := &Prior{}
 	for _, n := range versions {
 		v, err := b.src.Version(ctx, subject, n)
