@@ -118,8 +118,14 @@ func TestRulesFilters(t *testing.T) {
 			t.Errorf("rule %+v", r)
 		}
 	}
+	projectRules := 0
+	for _, r := range rules.All() {
+		if r.Category == rule.CategoryProject {
+			projectRules++
+		}
+	}
 	code, out, _ = run("rules", "--category", "project", "--format", "markdown")
-	if code != cli.ExitOK || strings.Count(out, "\n") != 2+7 || !strings.Contains(out, "| `SUBJECT_REMOVED` | any | project | warning |") {
+	if code != cli.ExitOK || projectRules < 7 || strings.Count(out, "\n") != 2+projectRules || !strings.Contains(out, "| `SUBJECT_REMOVED` | any | project | warning |") {
 		t.Errorf("project rules as markdown: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{{"rules", "--type", "xml"}, {"rules", "--format", "sarif"}, {"rules", "x"}} {
