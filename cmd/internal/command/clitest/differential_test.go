@@ -39,20 +39,20 @@ type scenario struct {
 }
 
 type step struct {
-	Day       int               `yaml:"day"`
-	Register  string            `yaml:"register"`
-	Owner     string            `yaml:"owner"`
-	Deprecate string            `yaml:"deprecate"`
-	TTL       int               `yaml:"ttl"`
-	Extend    string            `yaml:"extend"` // consumer
-	Days      int               `yaml:"days"`
-	Pact      string            `yaml:"pact"` // consumer
-	Declare   string            `yaml:"declare"`
-	Remove    string            `yaml:"remove"` // consumer withdrawn and removed
-	Reads     []string          `yaml:"reads"`
-	Policy    map[string]string `yaml:"policy"`
-	Dismiss   string            `yaml:"dismiss"`
-	Pattern   string            `yaml:"pattern"`
+	Day       int                 `yaml:"day"`
+	Register  string              `yaml:"register"`
+	Owner     string              `yaml:"owner"`
+	Deprecate string              `yaml:"deprecate"`
+	TTL       int                 `yaml:"ttl"`
+	Extend    string              `yaml:"extend"` // consumer
+	Days      int                 `yaml:"days"`
+	Pact      string              `yaml:"pact"` // consumer
+	Declare   string              `yaml:"declare"`
+	Remove    string              `yaml:"remove"` // consumer withdrawn and removed
+	Reads     []string            `yaml:"reads"`
+	Policy    map[string]string   `yaml:"policy"`
+	Dismiss   string              `yaml:"dismiss"`
+	Pattern   string              `yaml:"pattern"`
 	Tags      map[string][]string `yaml:"tags"`
 }
 
@@ -175,7 +175,9 @@ func play(t *testing.T, c *client.Client, clk *clitest.Clock, typ compat.SchemaT
 // finding is what the differential test compares: rule, severity, path.
 type finding struct{ Severity, RuleID, Path string }
 
-func (f finding) String() string { return strings.TrimSpace(f.Severity + " " + f.RuleID + " " + f.Path) }
+func (f finding) String() string {
+	return strings.TrimSpace(f.Severity + " " + f.RuleID + " " + f.Path)
+}
 
 // projectRules are check's own rules, about the working tree: the dry run
 // has no counterpart.
