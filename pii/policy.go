@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
@@ -26,22 +25,23 @@ type policyRule struct {
 	check func(*evaluation) []rule.Finding
 }
 
-// Every default is a warning: a Confluent client that knows nothing of
+// policyRules are in ID order, the order Evaluate reports in. Every
+// default is a warning: a Confluent client that knows nothing of
 // Charter's governance is never refused by these rules unless the operator
 // raises them to error (issue 4, "Policy engine").
 var policyRules = []policyRule{
-	{Rule: rule.Rule{ID: RuleUntagged, Category: rule.CategoryPII, Severity: rule.Warning,
-		Purpose: "a field that looks like personal data (Detector) is new, or lost its PII tag, and carries no PII or SENSITIVE tag",
-		Source:  "Charter issue 4 §5; tags as in Confluent data contracts (confluent:tags, confluent.field_meta, metadata.tags)"},
-		check: checkUntagged},
-	{Rule: rule.Rule{ID: RuleUnmasked, Category: rule.CategoryPII, Severity: rule.Warning,
-		Purpose: "a field whose tags the subject requires masked has no encryption, masking or tokenization marker",
-		Source:  "Charter issue 4 §5; Confluent CSFLE ENCRYPT rules and field-level rule tags"},
-		check: checkUnmasked},
 	{Rule: rule.Rule{ID: RuleNewFieldWithConsumers, Category: rule.CategoryPII, Severity: rule.Warning,
 		Purpose: "a new personal-data field appears on a subject that existing consumers read",
 		Source:  "Charter issue 4 §5"},
 		check: checkNewWithConsumers},
+	{Rule: rule.Rule{ID: RuleUnmasked, Category: rule.CategoryPII, Severity: rule.Warning,
+		Purpose: "a field whose tags the subject requires masked has no encryption, masking or tokenization marker",
+		Source:  "Charter issue 4 §5; Confluent CSFLE ENCRYPT rules and field-level rule tags"},
+		check: checkUnmasked},
+	{Rule: rule.Rule{ID: RuleUntagged, Category: rule.CategoryPII, Severity: rule.Warning,
+		Purpose: "a field that looks like personal data (Detector) is new, or lost its PII tag, and carries no PII or SENSITIVE tag",
+		Source:  "Charter issue 4 §5; tags as in Confluent data contracts (confluent:tags, confluent.field_meta, metadata.tags)"},
+		check: checkUntagged},
 }
 
 // Rules returns the PII policy rules in ID order.
@@ -50,7 +50,6 @@ func Rules() []rule.Rule {
 	for _, r := range policyRules {
 		out = append(out, r.Rule)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
@@ -204,13 +203,12 @@ type Input struct {
 func Evaluate(in Input, cfg Config) []rule.Finding {
 	e := newEvaluation(in, cfg.withDefaults())
 	var out []rule.Finding
-	for _, r := range Rules() {
+	for _, r := range policyRules {
 		sev, on := e.cfg.SeverityOf(r.ID)
 		if !on {
 			continue
 		}
-		pr, _ := lookupRule(r.ID)
-		for _, f := range pr.check(e) {
+		for _, f := range r.check(e) {
 			f.RuleID, f.Severity = r.ID, sev
 			out = append(out, f)
 		}
