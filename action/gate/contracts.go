@@ -136,12 +136,26 @@ func ContractPolicyFindings(subject string, pol governance.PolicyConfig, rep *co
 			msg += " " + f.ConsumerVersion
 		}
 		msg += fmt.Sprintf(", %s: %s", where, f.Message)
-		hint := ""
+		hint := contractHints[k.ruleID]
 		if f.Expires != nil {
-			hint = fmt.Sprintf("ends on %s", f.Expires.UTC().Format("2006-01-02"))
+			hint = fmt.Sprintf("ends on %s; %s", f.Expires.UTC().Format("2006-01-02"), hint)
 		}
 		out = append(out, rule.Finding{RuleID: k.ruleID, Severity: sev, Subject: subject, Path: k.path, Message: msg, Hint: hint, Consumer: k.consumer})
 	}
 	Sort(out)
 	return out
+}
+
+// contractHints are the fixes of contract findings, by rule.
+var contractHints = map[string]string{
+	contracts.RuleFieldMissing:       "keep the field (deprecate it first and give consumers time), or agree with the consumer that it stops reading it and update its pact",
+	contracts.RuleTypeMismatch:       "keep a type the consumer's matcher accepts, or change the consumer and its pact first",
+	contracts.RuleRequiredDropped:    "keep the field required, or change the consumer to cope without it and update its pact first",
+	contracts.RuleFieldOptional:      "make the field required, or let the consumer's pact accept null",
+	contracts.RuleEnumValueRemoved:   "keep the enum value the consumer's examples use",
+	contracts.RuleEnumValueUnmatched: "make the consumer's matcher accept the schema's enum values, or narrow the enum",
+	contracts.RuleExampleUndecodable: "make the schema accept the consumer's example message, or fix the example in its pact",
+	contracts.RuleFieldDeprecated:    "move the consumer to the replacement before the field's deprecation ends",
+	contracts.RuleFieldExpired:       "the field's deprecation has ended: the consumer must stop reading it, or needs an extension",
+	contracts.RuleFieldExtended:      "the consumer's extension ends soon: move it to the replacement",
 }

@@ -190,21 +190,3 @@ func BenchmarkCheckRegistry300(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/(3*benchFiles), "µs/file")
 }
-
-// BenchmarkCheckGit300Gates is BenchmarkCheckGit300 with the gates
-// `charter check` runs: consumer contracts (none listed here) and the PII
-// policy on the 200 changed subjects.
-func BenchmarkCheckGit300Gates(b *testing.B) {
-	repo := benchRepo(b)
-	p := mustFind(b, repo)
-	ctx := context.Background()
-	evs := []project.Evaluator{project.ContractsEvaluator(nil), project.PIIEvaluator()}
-	for b.Loop() {
-		res, err := project.Check(ctx, p, project.Options{Baseline: project.GitBaseline("HEAD~1"), Evaluators: evs})
-		if err != nil {
-			b.Fatal(err)
-		}
-		checkBenchResult(b, res)
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/(3*benchFiles), "µs/file")
-}

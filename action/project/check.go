@@ -19,28 +19,6 @@ type timedBaseline interface {
 	loadAt(ctx context.Context, p *Project, want map[string]compat.Level, at time.Time) (*BaselineSet, error)
 }
 
-// Evaluator is a governance gate that Check runs after the compatibility
-// checks, once per check, over every subject: consumer contracts, PII
-// policy, deprecation TTLs, ownership, semantic versions. It returns its
-// findings; Check applies charter.yaml's severity overrides to them and
-// fills File and Line from the subject's schema file and the finding's
-// Path when the evaluator leaves them empty. An error aborts the check
-// (it is an I/O or configuration problem, not a finding).
-type Evaluator func(ctx context.Context, in *Input) ([]rule.Finding, error)
-
-// Input is what an Evaluator sees.
-type Input struct {
-	Project *Project
-	// Against names the baseline ("git:main", "registry:http://…").
-	Against string
-	// Baseline is the baseline itself, for evaluators that read more
-	// from it through an optional interface (ContractSource).
-	Baseline Baseline
-	// Subjects are the check's subjects sorted by name: every subject of
-	// the working tree, and those only a tree baseline has.
-	Subjects []*Subject
-}
-
 // Subject is one subject of a check.
 type Subject struct {
 	Name  string
@@ -78,8 +56,6 @@ type Options struct {
 	At time.Time
 	// Now is the clock when At is zero; nil: time.Now.
 	Now func() time.Time
-	// Evaluators are the governance gates to run, in order.
-	Evaluators []Evaluator
 }
 
 // Status says how a subject compares with the baseline.
@@ -195,17 +171,6 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	for _, r := range results {
 		if r.err != nil {
 			return nil, fmt.Errorf("check: %w", r.err)
-		}
-	}
-
-	in := &Input{Project: p, Against: c.against, Baseline: opts.Baseline, Subjects: subjects}
-	for _, ev := range opts.Evaluators {
-		fs, err := ev(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("check: %w", err)
-		}
-		for _, f := range fs {
-			c.add(f, c.bySubject[f.Subject])
 		}
 	}
 

@@ -164,9 +164,6 @@ func (c *checker) judge(s *Subject, f compat.Format, previous []compat.Previous)
 		if fd.Subject == "" {
 			fd.Subject = s.Name
 		}
-		if fd.Hint == "" {
-			fd.Hint = contractHints[fd.RuleID]
-		}
 		if !fromRegistry {
 			// Offline, charter.yaml is the policy.
 			if fd, ok := c.normalize(fd, s); ok {

@@ -41,8 +41,9 @@
 // their schemas entry, else the top-level one, else CONFLUENT. It reports
 // the project rules of
 // [Rules] (unparsable schemas, format changes, subjects that disappear).
-// Governance gates (consumer contracts, PII, deprecation TTLs, ownership,
-// semantic versions) plug in as [Evaluator] functions. Findings carry the
+// Every subject is then judged by the one gate (package action/gate) on the
+// state the baseline gives: the registry's governance state, or the one
+// charter.yaml gives offline (judge.go). Findings carry the
 // file and line of the field they are about when the format knows it.
 package project
 
