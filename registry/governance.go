@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
@@ -834,6 +833,7 @@ func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subj
 		return err
 	}
 	st.Compatibility = cfg.Compatibility
+	st.ValidateFields = cfg.ValidateFields != nil && *cfg.ValidateFields
 	vs, err := subjectVersions(ctx, tx, subject)
 	if err != nil {
 		return err
@@ -961,16 +961,6 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 			return err
 		}
 		out.Findings = j.Findings
-		if !out.Existing {
-			msgs, err := reservedFieldViolations(ctx, tx, cfg, cand, lv)
-			if err != nil {
-				return err
-			}
-			for _, m := range msgs {
-				out.Findings = append(out.Findings, rule.Finding{RuleID: RuleReservedField, Severity: rule.Error, Subject: subject, Message: m})
-			}
-			gate.Sort(out.Findings)
-		}
 		out.SemVer = j.Governance.SemVer
 		if c := j.Governance.Classification; c != nil {
 			out.Bump, out.Changes = c.Bump, c.Changes

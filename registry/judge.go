@@ -59,17 +59,6 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		}
 		in.Against, j.olds = prev, olds
 	}
-	g, governed := tx.(GovernanceTx)
-	if r.compatOnly || !governed {
-		j.Compat = gate.CheckCompatibility(in)
-		j.Findings = gate.CompatFindings(r.subject, j.Compat)
-		return j, s.loadOlds(ctx, tx, &j, r.against)
-	}
-	st, err := s.loadState(ctx, tx, g, r.subject, r.now)
-	if err != nil {
-		return j, err
-	}
-	in.State = st
 	if r.latest != nil && !r.existing {
 		prev, err := storedSchema(ctx, tx, r.latest.SchemaID)
 		if err != nil {
@@ -81,6 +70,25 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		}
 		in.Latest = &governance.Version{Version: r.latest.Version, Schema: p, Metadata: prev.Metadata, RuleSet: prev.RuleSet}
 	}
+	g, governed := tx.(GovernanceTx)
+	if r.compatOnly || !governed {
+		j.Compat = gate.CheckCompatibility(in)
+		j.Findings = gate.CompatFindings(r.subject, j.Compat)
+		if !r.compatOnly && !r.existing {
+			cfg, err := effectiveConfig(ctx, tx, r.subject)
+			if err != nil {
+				return j, err
+			}
+			in.State.ValidateFields = cfg.ValidateFields != nil && *cfg.ValidateFields
+			j.Findings = append(j.Findings, gate.ReservedFindings(in)...)
+		}
+		return j, s.loadOlds(ctx, tx, &j, r.against)
+	}
+	st, err := s.loadState(ctx, tx, g, r.subject, r.now)
+	if err != nil {
+		return j, err
+	}
+	in.State = st
 	if len(st.Contracts) > 0 {
 		if in.References, err = s.resolveReferences(ctx, tx, r.cand.schema.References); err != nil {
 			return j, err

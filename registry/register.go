@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/charter-dev/charter/action/gate"
 	"slices"
 	"strings"
 
@@ -451,11 +452,7 @@ func (r *registration) judgeNew(ctx context.Context, tx Tx, version int) (*judge
 			"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
 			r.subject, strings.Join(compatibilityMessages(j.Compat, j.olds, r.cfg), ", "))
 	}
-	msgs, err := reservedFieldViolations(ctx, tx, r.cfg, r.cand, lv)
-	if err != nil {
-		return nil, err
-	}
-	if len(msgs) > 0 {
+	if msgs := gate.ReservedMessages(j.Findings); len(msgs) > 0 {
 		return nil, errReservedFields(r.subject, msgs)
 	}
 	if j.Failed() {

@@ -22,6 +22,7 @@ func Evaluate(in Input) (Result, error) {
 	if !in.Existing {
 		res.Compat = CheckCompatibility(in)
 		res.Findings = append(res.Findings, CompatFindings(in.Subject, res.Compat)...)
+		res.Findings = append(res.Findings, ReservedFindings(in)...)
 	} else {
 		res.Compat = compat.Result{Level: in.Level}
 	}

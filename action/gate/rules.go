@@ -11,6 +11,7 @@ const RuleSchemaTypeChanged = "SCHEMA_TYPE_CHANGED"
 // formats, package registry/governance and package contracts.
 func Rules() []rule.Rule {
 	return []rule.Rule{
+		reservedRule,
 		{ID: RuleSchemaTypeChanged, Category: rule.CategoryCompat, Severity: rule.Error,
 			Purpose: "An earlier version the subject's level compares with has the candidate's schema type: only compatibility NONE allows changing it.",
 			Source:  "Confluent Schema Registry rejects a schemaType that differs from the subject's earlier versions as incompatible."},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +52,8 @@ var formatDirs = map[compat.SchemaType]string{compat.Avro: "avro", compat.Protob
 //   - a PII rule: pii/testdata/rules/<id>/input.json;
 //   - a project rule: testdata/project/<id>/ (head, the working tree, and
 //     base, the dir: baseline, or registry, the schemas of a registry);
-//   - a rule of the registry's own: testdata/registry/<id>/ (case.json,
+//   - a rule whose case needs the registry's own config (RESERVED_FIELD:
+//     validateFields, metadata): testdata/registry/<id>/ (case.json,
 //     candidate and optional latest schema), through a registry's dry run;
 //   - a governance rule or the gate's own: testdata/gate/<id>/ (case.json,
 //     candidate and optional latest schema), through gate.Evaluate.
@@ -61,7 +61,7 @@ func caseOf(r rule.Rule) ruleCase {
 	id := strings.ToLower(r.ID)
 	repo := filepath.Join("..", "..")
 	switch {
-	case slices.ContainsFunc(registry.Rules(), func(rr rule.Rule) bool { return rr.ID == r.ID }):
+	case isDir(filepath.Join("testdata", "registry", id)):
 		dir := filepath.Join("testdata", "registry", id)
 		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runRegistryCase(dir) }}
 	case r.Format != "":
@@ -394,4 +394,10 @@ func decodeStrict(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

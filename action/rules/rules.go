@@ -19,13 +19,12 @@ import (
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
 	"github.com/charter-dev/charter/pii"
-	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
 )
 
 // sources are the packages whose rules the catalog lists, each once.
 func sources() [][]rule.Rule {
-	out := [][]rule.Rule{gate.Rules(), registry.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules()}
+	out := [][]rule.Rule{gate.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules()}
 	for _, f := range formats.All() {
 		out = append(out, f.Rules())
 	}

@@ -42,8 +42,11 @@ type SubjectState struct {
 	// Contracts are the consumer contracts published for the subject,
 	// verified against every candidate.
 	Contracts []PublishedContract `json:"contracts,omitempty"`
-	// Compatibility is the subject's effective compatibility level.
-	Compatibility compat.Level `json:"compatibility,omitempty"`
+	// Compatibility is the subject's effective compatibility level, and
+	// ValidateFields its config's validateFields (Confluent's reserved
+	// fields are checked when true).
+	Compatibility  compat.Level `json:"compatibility,omitempty"`
+	ValidateFields bool         `json:"validateFields,omitempty"`
 }
 
 // PublishedContract is a consumer contract as the gate reads it: who
