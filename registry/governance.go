@@ -803,7 +803,7 @@ func (s *Service) loadState(ctx context.Context, tx Tx, g GovernanceTx, subject 
 // AddState adds the subject's governance records to st: owner,
 // deprecations, removed fields, dismissals, tags, effective policy and
 // level, and the latest semantic version.
-func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subject string, _ time.Time, st *governance.SubjectState) error {
+func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subject string, now time.Time, st *governance.SubjectState) error {
 	s := gov.s
 	var o governance.Owner
 	ok, err := getRecord(ctx, g, kindOwner, subject, "", &o)
@@ -825,6 +825,7 @@ func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subj
 	if _, err := getRecord(ctx, g, kindTags, subject, "", &st.Tags); err != nil {
 		return err
 	}
+	asOf(st, now)
 	if st.Policy, err = effectivePolicy(ctx, g, subject); err != nil {
 		return err
 	}
@@ -855,6 +856,34 @@ func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subj
 		st.LatestSemVer = rec.SemVer
 	}
 	return nil
+}
+
+// asOf drops from st the deprecations, extensions and dismissals made
+// after now, so that a state read "as of" an earlier moment (?at=) is the
+// state then. Ownership, policy and tags have no history: they are today's.
+func asOf(st *governance.SubjectState, now time.Time) {
+	ds := st.Deprecations[:0]
+	for _, d := range st.Deprecations {
+		if !d.DeprecatedAt.IsZero() && d.DeprecatedAt.After(now) {
+			continue
+		}
+		xs := d.Extensions[:0:0]
+		for _, x := range d.Extensions {
+			if x.GrantedAt.IsZero() || !x.GrantedAt.After(now) {
+				xs = append(xs, x)
+			}
+		}
+		d.Extensions = xs
+		ds = append(ds, d)
+	}
+	st.Deprecations = ds
+	dm := st.Dismissals[:0]
+	for _, d := range st.Dismissals {
+		if d.At.IsZero() || !d.At.After(now) {
+			dm = append(dm, d)
+		}
+	}
+	st.Dismissals = dm
 }
 
 // Registered records what a registration changed (recordRegistration).

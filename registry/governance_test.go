@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/charter-dev/charter/lineage"
 	"strings"
 	"sync"
 	"testing"
@@ -133,8 +134,13 @@ func TestGovernanceAcceptance(t *testing.T) {
 		t.Fatalf("day 90 without carrier_code: %+v %v", res, err)
 	}
 
-	// An extension for billing lets v5 through with a notice until it
-	// ends (day 125); day 120 passes, day 125 is refused.
+	// billing reads carrier_code (declared lineage) and gets an extension:
+	// v5 passes with a notice until it ends (day 125); day 120 passes; on
+	// day 125 billing has migrated (withdrawn) and v6 is refused.
+	if _, err := svc.Lineage().DeclareConsumer(ctx, lineage.Consumer{Service: "billing", Subject: subject,
+		Fields: []string{".id", ".carrier_code"}, Range: lineage.VersionRange{From: 1}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := svc.Governance().GrantExtension(ctx, subject, governance.FieldItem(".carrier_code"), registry.ExtensionRequest{
 		Consumer: "billing", Days: 35, Reason: "billing reads carrier_code until its Q2 release", Approver: "bob"}); err != nil {
 		t.Fatal(err)
@@ -148,6 +154,9 @@ func TestGovernanceAcceptance(t *testing.T) {
 		t.Errorf("day 120 findings %s", got)
 	}
 	clk.Day(125)
+	if _, err := svc.Lineage().RemoveConsumer(ctx, subject, "billing"); err != nil {
+		t.Fatal(err)
+	}
 	v6 := strings.Replace(v5, `"default":0}]}`, `"default":0},{"name":"y","type":"int","default":0}]}`, 1)
 	_, err = svc.Register(ctx, subject, registry.RegisterRequest{Schema: v6})
 	wantCode(t, err, srerr.ErrDeprecationExpired)

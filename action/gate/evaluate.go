@@ -26,9 +26,15 @@ func Evaluate(in Input) (Result, error) {
 	} else {
 		res.Compat = compat.Result{Level: in.Level}
 	}
+	against := make([]compat.Schema, 0, len(in.Against))
+	for _, p := range in.Against {
+		if p.Schema != nil && p.Schema.Type() == in.Candidate.Schema.Type() {
+			against = append(against, p.Schema)
+		}
+	}
 	res.Governance = governance.Evaluate(governance.Input{
 		Now: in.Now, Format: in.Format, Level: in.Level, State: in.State,
-		Previous: in.Latest, Candidate: in.Candidate, Existing: in.Existing,
+		Previous: in.Latest, Against: against, Candidate: in.Candidate, Existing: in.Existing,
 	})
 	res.Findings = append(res.Findings, res.Governance.Findings...)
 	if !in.Existing {

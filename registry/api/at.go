@@ -16,11 +16,15 @@ func atParam(r *http.Request) (time.Time, error) {
 	if a == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, a); err == nil {
-		return t.UTC(), nil
+	t, err := time.Parse(time.RFC3339Nano, a)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, a)
 	}
-	if t, err := time.Parse(time.DateOnly, a); err == nil {
-		return t.UTC(), nil
+	if err != nil {
+		return time.Time{}, srerr.New(srerr.ErrBadRequest, "Invalid at %q: want an RFC 3339 time or a date (YYYY-MM-DD)", a)
 	}
-	return time.Time{}, srerr.New(srerr.ErrBadRequest, "Invalid at %q: want an RFC 3339 time or a date (YYYY-MM-DD)", a)
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, srerr.New(srerr.ErrBadRequest, "Invalid at %q: want a moment between 1970 and 9999", a)
+	}
+	return t.UTC(), nil
 }

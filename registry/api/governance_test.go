@@ -325,7 +325,10 @@ func TestGovernanceAPI(t *testing.T) {
 	chk := e.call(200, "POST", sub+"/check", "/governance/subjects/"+s+"/check", schemaBody(v5))
 	wantContains(t, "check", chk.body, `"allowed":false`, `"ruleId":"DEPRECATION_EXPIRED"`, `"semver":"1.4.0"`)
 
-	// An extension for billing: passes with a notice until it ends.
+	// billing reads carrier_code (declared lineage) and gets an extension:
+	// passes with a notice until it ends.
+	e.call(200, "PUT", sub+"/consumers/{service}", "/governance/subjects/"+s+"/consumers/billing",
+		`{"fields":[".id",".carrier_code"],"range":{"from":1}}`, alice...)
 	e.call(422, "POST", sub+"/deprecations/{item}/extensions", "/governance/subjects/"+s+"/deprecations/field:.carrier_code/extensions",
 		`{"consumer":"billing","days":30,"reason":"Q2 release","approver":""}`)
 	x := e.call(200, "POST", sub+"/deprecations/{item}/extensions", "/governance/subjects/"+s+"/deprecations/field:.carrier_code/extensions",

@@ -99,8 +99,8 @@ func TestPolicyValidate(t *testing.T) {
 func TestRuleTable(t *testing.T) {
 	want := len(governance.Rules()) + len(pii.Rules()) + len(contracts.Rules())
 	rs := governance.PolicyRules()
-	if len(rs) != want || len(governance.Rules()) != 13 {
-		t.Fatalf("%d policy rules, want %d (13 of governance)", len(rs), want)
+	if len(rs) != want || len(governance.Rules()) != 14 {
+		t.Fatalf("%d policy rules, want %d (14 of governance)", len(rs), want)
 	}
 	var p governance.PolicyConfig
 	for _, r := range rs {

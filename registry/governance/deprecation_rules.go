@@ -36,12 +36,17 @@ const (
 	// RuleDeprecationRemovedEarly: a field removed before its expiry
 	// that nobody reads.
 	RuleDeprecationRemovedEarly = "DEPRECATION_REMOVED_EARLY"
+	// RuleDeprecationExpiredUnremovable: a kept expired field nobody
+	// reads, which the level does not let the subject remove yet.
+	RuleDeprecationExpiredUnremovable = "DEPRECATION_EXPIRED_UNREMOVABLE"
 	// RuleDeprecationRemovalGuarded: a deprecated field removed while
 	// consumers still read it.
 	RuleDeprecationRemovalGuarded = "DEPRECATION_REMOVAL_GUARDED"
 )
 
 var deprecationTableRules = []rule.Rule{
+	{ID: RuleDeprecationExpiredUnremovable, Category: rule.CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3 (one path is always open); Avro specification, schema resolution (a reader field without a default)",
+		Purpose: "The new version keeps an expired field that nobody reads because the level reads forward and an earlier version requires it without a default: removing it would be incompatible, so keeping it is allowed, with the way out."},
 	{ID: RuleDeprecationExpiredRead, Category: rule.CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
 		Purpose: "The new version keeps an expired field that consumers without a running extension still read: allowed, so that they do not break, and each of them is named."},
 	{ID: RuleDeprecationRemovedEarly, Category: rule.CategoryDeprecation, Severity: rule.Warning, Source: "Charter issue 10 §3",
@@ -51,25 +56,23 @@ var deprecationTableRules = []rule.Rule{
 			"before or after its expiry, extension holders included; keeping it stays allowed."},
 }
 
-// fieldReaders returns the consumers that read d's field now, sorted,
-// split into those holding a running extension of d and the others. A
-// reader reads the field or a field under it (ReadersOf over readers);
-// a consumer holding a running extension counts as a reader even when
-// lineage does not list it (it asked for the field to stay).
+// fieldReaders returns the consumers that read d's field now (the field
+// or a field under it: ReadersOf over readers, which come from published
+// contracts and declared lineage consumers), sorted, split into those
+// holding a running extension of d and the others. An extension alone
+// does not make a reader: it changes a reader's status.
 func fieldReaders(d Deprecation, readers map[string][]string, now time.Time) (extended, without []string) {
 	ext := map[string]bool{}
 	for _, x := range d.ActiveExtensions(now) {
-		if !ext[x.Consumer] {
-			ext[x.Consumer] = true
-			extended = append(extended, x.Consumer)
-		}
+		ext[x.Consumer] = true
 	}
 	for _, c := range ReadersOf(d.Path, readers) {
-		if !ext[c] {
+		if ext[c] {
+			extended = append(extended, c)
+		} else {
 			without = append(without, c)
 		}
 	}
-	sort.Strings(extended)
 	return extended, without
 }
 
@@ -111,7 +114,7 @@ func (e *evaluation) keptField(d Deprecation, path, why, use string) {
 		e.add(rule.Finding{RuleID: RuleDeprecationActive, Path: path,
 			Message: fmt.Sprintf("%s is deprecated%s since %s with a TTL of %s: %s left, it expires on %s%s%s",
 				d.Item, why, date(d.DeprecatedAt), Days(d.TTLDays), Days(left), date(d.ExpiresAt), readBy, use),
-			Hint: keepHint(d, all, e.subject)})
+			Hint: keepHint(d, all, e.subject) + e.defaultFirst(path)})
 		return
 	}
 	if d.Source == SourceSchema {
@@ -133,6 +136,11 @@ func (e *evaluation) keptField(d Deprecation, path, why, use string) {
 				d.Item, date(d.ExpiresAt), why, describeReaders(d, without, now), use),
 			Hint: fmt.Sprintf("keep %s for now; %s must migrate or get an extension from the subject's owner (charter extend %s %s --consumer TEAM --days N --reason … --approver …); removing it is refused while they read it",
 				d.Item, strings.Join(without, ", "), e.subject, d.Key())})
+	case e.removalBlocked(path):
+		e.add(rule.Finding{RuleID: RuleDeprecationExpiredUnremovable, Path: path,
+			Message: fmt.Sprintf("%s of subject %s expired on %s and nobody reads it, but at level %s it cannot be removed yet: an earlier version compared with has it required without a default%s",
+				d.Item, e.subject, date(d.ExpiresAt), e.in.Level, use),
+			Hint: unremovableHint(d, e.in.Level)})
 	default:
 		msg := fmt.Sprintf("%s of subject %s expired on %s (deprecated on %s with a TTL of %s)%s and nobody reads it any more%s",
 			d.Item, e.subject, date(d.ExpiresAt), date(d.DeprecatedAt), Days(d.TTLDays), why, use)
@@ -142,6 +150,48 @@ func (e *evaluation) keptField(d Deprecation, path, why, use string) {
 		e.add(rule.Finding{RuleID: RuleDeprecationExpired, Path: path, Message: msg,
 			Hint: fmt.Sprintf("the TTL is over: remove %s from the schema%s", d.Item, use)})
 	}
+}
+
+// removalBlocked reports whether removing the field at path would be
+// incompatible at the level: the level reads forward (old readers read
+// the new data) and an earlier version it compares with has the field
+// required without a default, so old readers cannot fill it in. Keeping
+// the field is then the one open path, and must stay allowed.
+func (e *evaluation) removalBlocked(path string) bool {
+	if !e.in.Level.Forward() {
+		return false
+	}
+	against := e.in.Against
+	if len(against) == 0 && e.in.Previous != nil && e.in.Previous.Schema != nil {
+		against = []compat.Schema{e.in.Previous.Schema}
+	}
+	if len(against) > 0 && !e.in.Level.Transitive() {
+		against = against[len(against)-1:]
+	}
+	for _, sc := range against {
+		for _, f := range compat.Fields(sc) {
+			if f.Path == path && f.Required && !f.HasDefault {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// defaultFirst is the hint's addition when the field cannot be removed
+// at the level until it has a default.
+func (e *evaluation) defaultFirst(path string) string {
+	if !e.removalBlocked(path) {
+		return ""
+	}
+	return fmt.Sprintf("; at level %s it cannot be removed while an earlier version requires it without a default: give it a default first", e.in.Level)
+}
+
+func unremovableHint(d Deprecation, level compat.Level) string {
+	if level.Transitive() {
+		return fmt.Sprintf("keep %s (allowed): at %s a field that an earlier version requires without a default can never be removed; lower the level or move to a new subject to drop it", d.Item, level)
+	}
+	return fmt.Sprintf("keep %s and give it a default in this version (allowed), then remove it in the next one", d.Item)
 }
 
 func keepHint(d Deprecation, readers []string, subject string) string {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry/governance"
@@ -27,6 +28,8 @@ func TestDeprecationTable(t *testing.T) {
 		exts     []governance.Extension
 		readers  map[string][]string
 		existing bool
+		level    compat.Level
+		latest   string // the latest version (default shipmentsV2)
 		wantRule string // "" for no deprecation finding
 		wantSev  rule.Severity
 		contains []string
@@ -64,6 +67,18 @@ func TestDeprecationTable(t *testing.T) {
 		{name: "re-registration after expiry, nobody reads: refused", now: 90, existing: true,
 			wantRule: governance.RuleDeprecationExpired, wantSev: rule.Error},
 		{name: "inline deprecation removed while read: not refused", now: 30, remove: true, readers: readers, source: governance.SourceSchema},
+		{name: "extension held by a non-reader: not a reader, removal after expiry allowed", now: 95, remove: true,
+			exts: []governance.Extension{ext("ghost", 200)}},
+		{name: "extension held by a non-reader: keep after expiry refused, nobody reads", now: 95,
+			exts: []governance.Extension{ext("ghost", 200)}, wantRule: governance.RuleDeprecationExpired, wantSev: rule.Error},
+		{name: "keep after expiry, nobody reads, FULL, no default: warning, the way out", now: 95, level: compat.Full,
+			wantRule: governance.RuleDeprecationExpiredUnremovable, wantSev: rule.Warning, contains: []string{"level FULL", "give it a default in this version"}},
+		{name: "keep after expiry, nobody reads, FULL_TRANSITIVE: warning", now: 95, level: compat.FullTransitive,
+			wantRule: governance.RuleDeprecationExpiredUnremovable, wantSev: rule.Warning, contains: []string{"can never be removed"}},
+		{name: "keep after expiry, nobody reads, FULL, latest has a default: refused", now: 95, level: compat.Full, latest: shipmentsV2Default,
+			wantRule: governance.RuleDeprecationExpired, wantSev: rule.Error},
+		{name: "keep after expiry, nobody reads, BACKWARD: refused", now: 95, level: compat.Backward,
+			wantRule: governance.RuleDeprecationExpired, wantSev: rule.Error},
 		{name: "inline deprecation kept after expiry: warning", now: 95, readers: readers, source: governance.SourceSchema,
 			wantRule: governance.RuleDeprecationInlineExpired, wantSev: rule.Warning},
 	}
@@ -82,10 +97,14 @@ func TestDeprecationTable(t *testing.T) {
 			if tc.remove {
 				cand = shipmentsV3
 			}
-			in := governance.Input{Now: day(tc.now), Format: avro.Format{}, State: st, Existing: tc.existing,
+			in := governance.Input{Now: day(tc.now), Format: avro.Format{}, Level: tc.level, State: st, Existing: tc.existing,
 				Candidate: governance.Version{Version: 3, Schema: mustParse(t, avro.Format{}, cand)}}
 			if !tc.existing {
-				in.Previous = &governance.Version{Version: 2, Schema: mustParse(t, avro.Format{}, shipmentsV2)}
+				latest := shipmentsV2
+				if tc.latest != "" {
+					latest = tc.latest
+				}
+				in.Previous = &governance.Version{Version: 2, Schema: mustParse(t, avro.Format{}, latest)}
 			} else {
 				in.Candidate.Version = 2
 			}
@@ -116,3 +135,8 @@ func TestDeprecationTable(t *testing.T) {
 		})
 	}
 }
+
+// shipmentsV2Default is shipmentsV2 with a default for carrier_code.
+const shipmentsV2Default = `{"type":"record","name":"Shipment","namespace":"acme","fields":[` +
+	`{"name":"id","type":"string"},{"name":"carrier_code","type":"string","default":""},` +
+	`{"name":"carrier","type":["null",{"type":"record","name":"Carrier","fields":[{"name":"code","type":"string"}]}],"default":null}]}`

@@ -72,6 +72,10 @@ type Input struct {
 	// Previous is the subject's latest live version; nil for a first
 	// version.
 	Previous *Version
+	// Against are the earlier schemas the level compares with, oldest
+	// first (nil: Previous alone); the deprecation table asks them
+	// whether a field can be removed at the level.
+	Against []compat.Schema
 	// Candidate is the schema being registered. Its Version is the number
 	// it gets (or has, when Existing).
 	Candidate Version

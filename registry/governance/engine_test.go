@@ -71,6 +71,7 @@ func TestDeprecationAcceptance(t *testing.T) {
 		name     string
 		now      int
 		ext      bool
+		migrated bool // billing, holding the extension, no longer reads the field
 		cur      string
 		want     string // brief of the findings
 		failed   bool
@@ -94,9 +95,14 @@ func TestDeprecationAcceptance(t *testing.T) {
 			contains: []string{"expired on " + expired, "billing (extended until 2026-05-10", "approved by alice"}},
 		{name: "day 120 with an extension: notice", now: 120, ext: true, cur: shipmentsV2,
 			want: "notice DEPRECATION_EXTENDED .carrier_code"},
-		{name: "day 125 the extension has ended: refused", now: 125, ext: true, cur: shipmentsV2, failed: true,
+		{name: "day 125 the extension has ended, billing still reads it: warning naming it", now: 125, ext: true, cur: shipmentsV2,
+			want:     "warning DEPRECATION_EXPIRED_READ .carrier_code",
+			contains: []string{"without a running extension still read it: billing"}},
+		{name: "day 125 the extension has ended, billing migrated: refused", now: 125, ext: true, migrated: true, cur: shipmentsV2, failed: true,
 			want:     "error DEPRECATION_EXPIRED .carrier_code",
 			contains: []string{"the extension for billing ended on 2026-05-10"}},
+		{name: "day 100 an extension held by a consumer that does not read it: refused", now: 100, ext: true, migrated: true, cur: shipmentsV2, failed: true,
+			want: "error DEPRECATION_EXPIRED .carrier_code", contains: []string{"nobody reads it"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +110,9 @@ func TestDeprecationAcceptance(t *testing.T) {
 			d := dep
 			if tc.ext {
 				d.Extensions = []governance.Extension{ext}
+				if !tc.migrated {
+					st.Readers = map[string][]string{"billing": {".id", ".carrier_code"}}
+				}
 			}
 			st.Deprecations = []governance.Deprecation{d}
 			res := governance.Evaluate(avroInput(t, st, day(tc.now), shipmentsV2, tc.cur))
