@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/charter-dev/charter/compat/rule"
@@ -11,7 +12,8 @@ import (
 
 // consumerOnly are the contract rules about the consumer's own use of
 // deprecated fields. They fail the consumer's verification (publish,
-// `charter contracts verify`, can-i-deploy), never a producer's
+// `charter contracts verify`, can-i-deploy, and `charter check` of the
+// consumer's own repository: Input.Verifying), never a producer's
 // registration: the deprecation table (DEPRECATION_*) judges the
 // producer's side of the same fields, and keeps one path open.
 var consumerOnly = map[string]bool{
@@ -22,7 +24,8 @@ var consumerOnly = map[string]bool{
 
 // contractFindings verifies the published contracts of in.State against
 // the candidate, with the latest version as baseline, and returns the
-// producer-side findings at the policy's severities.
+// producer-side findings at the policy's severities, and the
+// consumer-only ones of the consumers in.Verifying names.
 func contractFindings(in Input) ([]rule.Finding, error) {
 	if len(in.State.Contracts) == 0 {
 		return nil, nil
@@ -33,11 +36,36 @@ func contractFindings(in Input) ([]rule.Finding, error) {
 	}
 	var out []rule.Finding
 	for _, f := range ContractPolicyFindings(in.Subject, in.State.Policy, rep) {
-		if !consumerOnly[f.RuleID] {
+		if !consumerOnly[f.RuleID] || slices.Contains(in.Verifying, f.Consumer) {
 			out = append(out, f)
 		}
 	}
 	return out, nil
+}
+
+// ConsumerVerification is the own verification of the consumers
+// in.Verifying names: their contracts among in.State's, verified against
+// the candidate as contractFindings does, every finding kept (the
+// consumer-only ones included). Evaluate includes them for a new
+// version; `charter check` calls it for a schema the subject already has
+// (Existing), which a consumer's repository usually holds: its pacts
+// must still pass against it.
+func ConsumerVerification(in Input) ([]rule.Finding, error) {
+	var cs []governance.PublishedContract
+	for _, pc := range in.State.Contracts {
+		if slices.Contains(in.Verifying, pc.Consumer) {
+			cs = append(cs, pc)
+		}
+	}
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	in.State.Contracts = cs
+	rep, err := VerifyContracts(in)
+	if err != nil {
+		return nil, err
+	}
+	return ContractPolicyFindings(in.Subject, in.State.Policy, rep), nil
 }
 
 // VerifyContracts verifies every contract of in.State against

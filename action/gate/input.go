@@ -38,6 +38,13 @@ type Input struct {
 	Existing bool
 	// State is the subject's governance state.
 	State governance.SubjectState
+	// Verifying names the consumers whose own verification this is:
+	// their contracts (among State.Contracts) also get the findings
+	// about their own use of deprecated fields (CONTRACT_FIELD_DEPRECATED,
+	// _EXPIRED, _EXTENDED), which never fail a producer's registration.
+	// `charter check` sets it to the consumers of the pacts charter.yaml
+	// lists (the repository's own); the registry never does.
+	Verifying []string
 }
 
 // Result is what Evaluate finds.

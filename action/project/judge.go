@@ -139,12 +139,32 @@ func (c *checker) judge(s *Subject, f compat.Format, previous []compat.Previous)
 	}
 	st = withLocalPacts(st, pacts, in)
 	in.State = st
+	// The pacts charter.yaml lists are the repository's own consumer
+	// contracts: this check is their consumers' own verification, so
+	// their findings about their own use of deprecated fields count
+	// (CONTRACT_FIELD_EXPIRED...), which a producer's registration never
+	// gets.
+	for _, lp := range pacts {
+		if !slices.Contains(in.Verifying, lp.consumer) {
+			in.Verifying = append(in.Verifying, lp.consumer)
+		}
+	}
 	res, err := gate.Evaluate(in)
 	if err != nil {
 		return nil, fmt.Errorf("judge %s: %w", s.Name, err)
 	}
 	fs := res.Findings
-	if len(special) > 0 && !in.Existing {
+	if in.Existing && len(in.Verifying) > 0 {
+		// The registered schema itself (a consumer's repository holds
+		// the producer's schema as it is): the gate judges no contract
+		// of a re-registration, but the local pacts must still pass.
+		more, err := gate.ConsumerVerification(in)
+		if err != nil {
+			return nil, fmt.Errorf("judge %s: %w", s.Name, err)
+		}
+		fs = append(fs, more...)
+	}
+	if len(special) > 0 {
 		more, err := messageContracts(in, special)
 		if err != nil {
 			return nil, err
@@ -337,7 +357,8 @@ func withLocalPacts(st governance.SubjectState, pacts []localPact, in gate.Input
 // messageContracts verifies the local pacts that name the Protobuf
 // message they read (charter.yaml's contracts message), which the gate's
 // published contracts cannot say, with the gate's severities and
-// grouping.
+// grouping. They are the repository's own pacts, so their consumer-only
+// findings count too, as for gate.Input.Verifying.
 func messageContracts(in gate.Input, pacts []localPact) ([]rule.Finding, error) {
 	rep := &contracts.Report{}
 	for _, lp := range pacts {
@@ -351,13 +372,7 @@ func messageContracts(in gate.Input, pacts []localPact) ([]rule.Finding, error) 
 		}
 		rep.Contracts = append(rep.Contracts, vf.Verify(lp.c))
 	}
-	var out []rule.Finding
-	for _, f := range gate.ContractPolicyFindings(in.Subject, in.State.Policy, rep) {
-		switch f.RuleID {
-		case contracts.RuleFieldDeprecated, contracts.RuleFieldExpired, contracts.RuleFieldExtended:
-			continue // the consumer's own verification, as in the gate
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	// Every finding, the consumer-only ones included: these are the
+	// repository's own pacts (gate.Input.Verifying).
+	return gate.ContractPolicyFindings(in.Subject, in.State.Policy, rep), nil
 }
