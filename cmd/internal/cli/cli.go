@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -105,7 +106,37 @@ func NewRootCommand(env Env) *cobra.Command {
 		audit.NewCommand("audit", audit.Deps{}),
 		lineagecmd.NewCommand("lineage", lineagecmd.Deps{}),
 	)
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command that only groups others
+// (`charter config`, `charter contracts` …) fail on an argument that names
+// none of them, with the usage error's exit code, instead of printing its
+// help and exiting 0 (cobra does so below the root): `charter config S
+// FULL` must not look like a change that worked. Without arguments such a
+// command still prints its help.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if c.Runnable() || !c.HasSubCommands() || !c.HasParent() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		var names []string
+		for _, s := range cmd.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		return fmt.Errorf("unknown command %q for %q: want one of %s (see %s --help)",
+			args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
+	}
 }
 
 // Run runs the command line args and returns the process exit code.

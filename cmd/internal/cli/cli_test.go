@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/cmd/internal/cli"
+	"github.com/spf13/cobra"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -202,5 +203,39 @@ func TestVersionCommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "charter ") || !strings.HasSuffix(out.String(), ")\n") {
 		t.Errorf("version output %q, want `charter <version> (<commit>)`", out.String())
+	}
+}
+
+// TestGroupCommandsRefuseUnknownSubcommands: every command that only
+// groups others fails on an argument that names none of them (one line,
+// a non-zero exit), and prints its help without arguments.
+func TestGroupCommandsRefuseUnknownSubcommands(t *testing.T) {
+	root := cli.NewRootCommand(cli.Env{Stdout: io.Discard, Stderr: io.Discard})
+	var groups []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.HasParent() && c.HasSubCommands() {
+			groups = append(groups, c.CommandPath())
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	if len(groups) < 3 {
+		t.Fatalf("group commands %v: the test checks too few", groups)
+	}
+	for _, g := range groups {
+		args := append(strings.Fields(strings.TrimPrefix(g, "charter ")), "no-such-thing", "FULL")
+		var stderr, stdout bytes.Buffer
+		code := cli.Run(context.Background(), args, cli.Env{Stdout: &stdout, Stderr: &stderr})
+		if code == cli.ExitOK || !strings.Contains(stderr.String(), `unknown command "no-such-thing" for "`+g+`"`) ||
+			strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		stdout.Reset()
+		if code := cli.Run(context.Background(), args[:len(args)-2], cli.Env{Stdout: &stdout, Stderr: io.Discard}); code != cli.ExitOK || !strings.Contains(stdout.String(), "Usage:") {
+			t.Errorf("%s alone: exit %d, want its help", g, code)
+		}
 	}
 }
