@@ -1027,7 +1027,11 @@ func policyError(subject string, fs []rule.Finding) error {
 			}
 			hint = f.Hint
 		}
-		msgs = append(msgs, fmt.Sprintf("%s: %s", f.RuleID, f.Message))
+		msg := fmt.Sprintf("%s: %s", f.RuleID, f.Message)
+		if f.Hint != "" {
+			msg += " (fix: " + f.Hint + ")"
+		}
+		msgs = append(msgs, msg)
 	}
 	if sentinel == nil {
 		return nil
