@@ -24,9 +24,10 @@ type Baseline interface {
 	// every version, the others the latest) and, for baselines that are
 	// whole trees, of every other subject they hold. Subjects the
 	// baseline does not know are absent from the result. A baseline
-	// that knows the level of a subject asked with "" (the registry's
-	// config) returns it in Levels; the others are checked at
-	// charter.yaml's default level.
+	// that knows the level the registry applies to a subject (the
+	// registry's config) returns it in Levels, for every subject asked:
+	// it decides, and charter.yaml's level only applies when it is at
+	// least as strict. The others leave the level to charter.yaml.
 	// Errors are I/O or configuration errors (an unknown git revision,
 	// an unreachable registry), never findings.
 	Load(ctx context.Context, p *Project, want map[string]compat.Level) (*BaselineSet, error)
@@ -41,8 +42,9 @@ type BaselineSet struct {
 	// reported; false for the registry, which holds other teams'
 	// subjects too.
 	Complete bool
-	// Levels are the levels the baseline applies to subjects asked
-	// without one (the registry's config of each subject).
+	// Levels are the levels the registry applies to the subjects asked
+	// (its config of each subject, else the global one), whether or not
+	// charter.yaml sets one; nil for tree baselines.
 	Levels map[string]compat.Level
 	// ProtobufProfiles are the Protobuf rule profiles the baseline
 	// applies to its Protobuf subjects (the registry's governance policy

@@ -35,6 +35,10 @@ type Subject struct {
 	// levelSet is true when charter.yaml's mapping or overrides set
 	// Level; otherwise the baseline may give the subject's level.
 	levelSet bool
+	// registryLevel is the level the registry applies to the subject
+	// ("" offline): Level is it, or charter.yaml's when that is at
+	// least as strict.
+	registryLevel compat.Level
 }
 
 // Fields lists the fields of the current schema (nil when it did not
@@ -143,8 +147,22 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	if c.pacts, err = loadPacts(ctx, p); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	for name, l := range set.Levels {
-		if sub, ok := c.bySubject[name]; ok && !sub.levelSet && l != "" {
+	for _, name := range sortedKeys(set.Levels) {
+		sub, l := c.bySubject[name], set.Levels[name]
+		if sub == nil || l == "" {
+			continue
+		}
+		sub.registryLevel = l
+		switch {
+		case !sub.levelSet:
+			sub.Level = l
+		case !AtLeastAsStrict(sub.Level, l):
+			// The registry's level decides, as its policy decides
+			// severities: charter.yaml may make it stricter, never
+			// weaker.
+			c.add(rule.Finding{RuleID: RuleLevelIgnored, Severity: rule.Notice, Subject: name, File: c.configFile(),
+				Message: fmt.Sprintf("charter.yaml sets level %s for subject %s, but the registry applies %s: registration is judged at %s, so check is too", sub.Level, name, l, l),
+				Hint:    fmt.Sprintf("charter.yaml may only make the registry's level stricter (its directions include the registry's, transitive if the registry's is); to loosen it, change the subject's level in the registry (charter config set %s --level %s) if every producer and consumer may, or remove the level from charter.yaml", name, sub.Level)}, sub)
 			sub.Level = l
 		}
 	}
@@ -351,7 +369,7 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 	}
 	for _, fd := range fs {
 		if fd.Direction != "" && fd.Hint == "" {
-			fd.Hint = directionHint(compat.Direction(fd.Direction), s.Level)
+			fd.Hint = directionHint(compat.Direction(fd.Direction), s)
 		}
 		out.findings = append(out.findings, fd)
 	}

@@ -393,7 +393,10 @@ func (c *Config) LevelFor(subject string, m *Mapping) compat.Level {
 // OverrideLevel returns the level that the mapping m or an override sets
 // for subject (the last matching override wins over the mapping), and ok
 // false when neither sets one: then the registry's own level applies when
-// checking against a registry, else Defaults.Level.
+// checking against a registry, else Defaults.Level. Against a registry a
+// level set here applies only when it is at least as strict as the
+// registry's (AtLeastAsStrict); Check ignores a weaker one, with a
+// RuleLevelIgnored notice. Offline it is the subject's level.
 func (c *Config) OverrideLevel(subject string, m *Mapping) (l compat.Level, ok bool) {
 	if m != nil && m.Level != "" {
 		l, ok = m.Level, true

@@ -124,7 +124,7 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	b.WriteString("  # Compatibility level: NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD,\n")
 	b.WriteString("  # FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE. Against a registry, the\n")
 	b.WriteString("  # registry's level for each subject wins over this default; levels set in\n")
-	b.WriteString("  # schemas entries or overrides win over the registry's.\n")
+	b.WriteString("  # schemas entries or overrides apply there only when at least as strict.\n")
 	fmt.Fprintf(&b, "  level: %s\n", level)
 	b.WriteString("  # Subject naming: topic-value (\"<topic>-value\"), topic-key (\"<topic>-key\"),\n")
 	b.WriteString("  # record (the record's full name) or topic-record (\"<topic>-<record>\").\n")

@@ -23,10 +23,19 @@ import (
 // an error; charter.yaml may only make a rule stricter.
 const RuleSeverityIgnored = "CONFIG_SEVERITY_IGNORED"
 
+// RuleLevelIgnored is the notice Check gives, against a registry, for a
+// compatibility level charter.yaml's schemas entry or overrides set that
+// is weaker than the registry's for the subject (not AtLeastAsStrict):
+// the registry's level decides, as registration would judge the change;
+// charter.yaml may only make it stricter.
+const RuleLevelIgnored = "CONFIG_LEVEL_IGNORED"
+
 // judgeRules are the project rules of the judge (listed by Rules).
 var judgeRules = []rule.Rule{
 	{ID: RuleSeverityIgnored, Category: rule.CategoryProject, Severity: rule.Notice,
 		Purpose: "Against a registry, charter.yaml's severities may raise a rule but not lower one that the registry's policy makes an error: registration would refuse the change all the same, so check reports the error and this notice."},
+	{ID: RuleLevelIgnored, Category: rule.CategoryProject, Severity: rule.Notice,
+		Purpose: "Against a registry, a level charter.yaml sets for a subject may make the registry's level stricter (its directions include the registry's, transitive if the registry's is) but not weaker: registration judges at the registry's level, so check does too and reports this notice."},
 }
 
 // localPact is a pact file charter.yaml's contracts list.

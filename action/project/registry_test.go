@@ -140,6 +140,12 @@ func TestCheckAgainstRegistryTransitive(t *testing.T) {
 	quietPolicy(t, c)
 	register(t, c, "t-value", client.NewSchema{Text: v("int")})
 	register(t, c, "t-value", client.NewSchema{Text: v("long")})
+	// charter.yaml's level applies where it is at least as strict as the
+	// registry's: FORWARD here, FORWARD_TRANSITIVE stricter.
+	fwd := compat.Forward
+	if _, err := c.SetConfig(t.Context(), "t-value", client.ConfigUpdate{Compatibility: &fwd}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ level, want string }{
 		{"FORWARD", ""},
 		{"FORWARD_TRANSITIVE", "error AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\n"},
@@ -171,10 +177,11 @@ func TestCheckAgainstRegistryTransitive(t *testing.T) {
 	}
 }
 
-// TestCheckUsesRegistryLevel: without a level from charter.yaml's
-// mappings or overrides, a subject is checked at the registry's level for
-// it (its own config, else the global one), not at charter.yaml's
-// default.
+// TestCheckUsesRegistryLevel: a subject is checked at the registry's
+// level for it (its own config, else the global one), not at
+// charter.yaml's default; a level charter.yaml's mappings or overrides set
+// applies only when it is at least as strict, and a weaker one is ignored
+// with a CONFIG_LEVEL_IGNORED notice.
 func TestCheckUsesRegistryLevel(t *testing.T) {
 	t.Parallel()
 	c, url := newRegistry(t)
@@ -203,10 +210,15 @@ func TestCheckUsesRegistryLevel(t *testing.T) {
 	}{
 		{"registry level", "version: 1\ndefaults: {level: BACKWARD}\nschemas: [{files: \"*.avsc\"}]\n",
 			"notice SUBJECT_ADDED new-value new.avsc:0\nerror AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\n", "new-value FULL, t-value FORWARD_TRANSITIVE"},
-		{"mapping level", "version: 1\nschemas: [{files: \"*.avsc\", level: BACKWARD}]\n",
-			"notice SUBJECT_ADDED new-value new.avsc:0\n", "new-value BACKWARD, t-value BACKWARD"},
-		{"override level", "version: 1\nschemas: [{files: \"*.avsc\"}]\noverrides: [{subject: \"t-*\", level: NONE}]\n",
-			"notice SUBJECT_ADDED new-value new.avsc:0\n", "new-value FULL, t-value NONE"},
+		{"weaker mapping level", "version: 1\nschemas: [{files: \"*.avsc\", level: BACKWARD}]\n",
+			"notice CONFIG_LEVEL_IGNORED new-value charter.yaml:0\nnotice SUBJECT_ADDED new-value new.avsc:0\nerror AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\nnotice CONFIG_LEVEL_IGNORED t-value charter.yaml:0\n",
+			"new-value FULL, t-value FORWARD_TRANSITIVE"},
+		{"weaker override level", "version: 1\nschemas: [{files: \"*.avsc\"}]\noverrides: [{subject: \"t-*\", level: NONE}]\n",
+			"notice SUBJECT_ADDED new-value new.avsc:0\nerror AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\nnotice CONFIG_LEVEL_IGNORED t-value charter.yaml:0\n",
+			"new-value FULL, t-value FORWARD_TRANSITIVE"},
+		{"stricter override level", "version: 1\nschemas: [{files: \"*.avsc\"}]\noverrides: [{subject: \"*\", level: FULL_TRANSITIVE}]\n",
+			"notice SUBJECT_ADDED new-value new.avsc:0\nerror AVRO_TYPE_MISMATCH t-value t.avsc:1 .x FORWARD\n",
+			"new-value FULL_TRANSITIVE, t-value FULL_TRANSITIVE"},
 	} {
 		dir := t.TempDir()
 		files["charter.yaml"] = tc.config

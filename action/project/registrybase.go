@@ -51,9 +51,12 @@ type registryBaseline struct {
 // url names the registry in reports. Each subject's governance state
 // comes in one call (GET /governance/subjects/{s}/state?at=), and Check
 // judges the working tree's schema with it as registering it would be
-// judged (package action/gate). A subject is checked at the level
-// charter.yaml's mapping or overrides give it, else at the level the
-// registry applies to it (the state's compatibility). Protobuf subjects
+// judged (package action/gate). A subject is checked at the level the
+// registry applies to it (the state's compatibility), as registration
+// judges it: a level charter.yaml's mapping or overrides set replaces it
+// only when it is at least as strict (its directions include the
+// registry's, and it is transitive if the registry's is); a weaker one is
+// ignored, with a RuleLevelIgnored notice. Protobuf subjects
 // are checked with the rule profile of the registry's governance policy
 // (protobufProfile) unless their schemas entry sets protobuf_profile. A
 // registry without Charter's governance API (Confluent's) gives its
@@ -97,10 +100,13 @@ func (b *registryBaseline) loadAt(ctx context.Context, p *Project, want map[stri
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			level, asked := want[subject], want[subject] != ""
+			// The registry's level for every subject, also one that
+			// charter.yaml sets a level for: it decides (Check keeps
+			// charter.yaml's only when it is at least as strict).
+			var level compat.Level
 			st, err := b.state(ctx, subject, at)
 			switch {
-			case err != nil, asked:
+			case err != nil:
 			case st != nil && st.Compatibility != "":
 				level = st.Compatibility
 			default:
@@ -122,9 +128,7 @@ func (b *registryBaseline) loadAt(ctx context.Context, p *Project, want map[stri
 				}
 				return
 			}
-			if !asked {
-				set.Levels[subject] = level
-			}
+			set.Levels[subject] = level
 			if prior != nil {
 				set.Subjects[subject] = prior
 			}

@@ -66,9 +66,25 @@ func splitHint(msg string) (string, string) {
 }
 
 // directionHint is the hint of a compat finding whose message gives none.
-func directionHint(d compat.Direction, level compat.Level) string {
-	if d == compat.DirForward {
-		return "consumers still on the earlier schema must read data written with the new one (level " + string(level) + "); make the change forward compatible or lower the subject's level in charter.yaml"
+// Against a registry the level is the registry's to lower (charter.yaml
+// may only make it stricter); offline charter.yaml's.
+func directionHint(d compat.Direction, s *Subject) string {
+	where := "in charter.yaml"
+	if s.registryLevel != "" {
+		where = "in the registry (charter config set " + s.Name + " --level ...)"
 	}
-	return "consumers on the new schema must read data written with the earlier one (level " + string(level) + "); make the change backward compatible or lower the subject's level in charter.yaml"
+	level := string(s.Level)
+	if d == compat.DirForward {
+		return "consumers still on the earlier schema must read data written with the new one (level " + level + "); make the change forward compatible or lower the subject's level " + where
+	}
+	return "consumers on the new schema must read data written with the earlier one (level " + level + "); make the change backward compatible or lower the subject's level " + where
+}
+
+// AtLeastAsStrict reports whether level l judges every change that
+// level reg judges: its directions include reg's, and it is transitive if
+// reg is. Against a registry, charter.yaml's level applies only then;
+// NONE is the weakest, FULL_TRANSITIVE the strictest.
+func AtLeastAsStrict(l, reg compat.Level) bool {
+	return (!reg.Backward() || l.Backward()) && (!reg.Forward() || l.Forward()) &&
+		(!reg.Transitive() || l.Transitive())
 }

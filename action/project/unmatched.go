@@ -16,12 +16,7 @@ func (c *checker) unmatchedPatterns(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfgFile := ConfigFile
-	if c.p.ConfigPath != "" {
-		if rel, err := filepath.Rel(c.p.Root, c.p.ConfigPath); err == nil {
-			cfgFile = filepath.ToSlash(rel)
-		}
-	}
+	cfgFile := c.configFile()
 	for i, m := range c.p.Config.Schemas {
 		for _, pattern := range m.Files {
 			g, err := compileGlob(pattern)
@@ -46,4 +41,15 @@ func (c *checker) unmatchedPatterns(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// configFile is charter.yaml's path relative to the project root, the
+// file of the findings about charter.yaml itself.
+func (c *checker) configFile() string {
+	if c.p.ConfigPath != "" {
+		if rel, err := filepath.Rel(c.p.Root, c.p.ConfigPath); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return ConfigFile
 }
