@@ -19,13 +19,19 @@ import (
 // enums as their symbol, unions as the bare value (or, as the Avro JSON
 // encoding writes them, {"<branch type name>": value}); decimals as
 // numbers. Decoding converts the example to hamba's generic values and
-// encodes it with the schema (hamba.Marshal), which checks ranges, sizes,
+// encodes it with the schema (with the schema's own hamba config,
+// avro.Schema.API), which checks ranges, sizes,
 // symbols and union branches.
 func (v *view) buildAvro(s *avro.Schema) error {
 	hs := s.Hamba()
 	if hs == nil {
 		return errors.New("contracts: Avro schema has no hamba form")
 	}
+	// The schema's own hamba config, not hamba.Marshal's shared one: hamba
+	// caches encoders by a fingerprint that leaves out defaults, so a
+	// version adding a default would be judged with the encoder of one
+	// without it (see avro.Schema.API).
+	api := s.API()
 	memo := map[string]*node{}
 	v.root = avroNode(hs, memo)
 	v.decode = func(example any) []decodeProblem {
@@ -37,7 +43,7 @@ func (v *view) buildAvro(s *avro.Schema) error {
 			}
 			return []decodeProblem{{path: ".", msg: err.Error()}}
 		}
-		if _, err := hamba.Marshal(hs, val); err != nil {
+		if _, err := api.Marshal(hs, val); err != nil {
 			return []decodeProblem{{path: ".", msg: fmt.Sprintf("hamba/avro cannot encode the example with the schema: %v", err)}}
 		}
 		return nil

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat/avro"
 )
 
 // TestBoxedValuesStay decodes many more strings and longs than a slab
@@ -22,7 +24,7 @@ func TestBoxedValuesStay(t *testing.T) {
 	payloads := make([][]byte, n)
 	got := make([]map[string]any, n)
 	for i := range n {
-		b, err := hamba.Marshal(s, genAvro(rng, s))
+		b, err := avro.UncachedAPI.Marshal(s, genAvro(rng, s))
 		if err != nil {
 			t.Fatalf("value %d: marshal: %v", i, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 
 	hamba "github.com/hamba/avro/v2"
@@ -27,11 +28,15 @@ type avroCodec struct{}
 
 func (avroCodec) resolution() string { return "AVRO resolution" }
 
-// avroState is a version's prepared form: its hamba schema, its compiled
-// decoder (nil when the schema is outside the compiled subset) and its
-// compiled output check.
+// avroState is a version's prepared form: its hamba schema, the hamba
+// config frozen for that schema alone (avro.Schema.API: hamba keys its
+// codec cache by a fingerprint that ignores defaults, so a shared config
+// would hand one version another's encoder), its compiled decoder (nil
+// when the schema is outside the compiled subset) and its compiled output
+// check.
 type avroState struct {
 	schema hamba.Schema
+	api    hamba.API
 	dec    *avroRecordDecoder
 	check  avroCheck
 }
@@ -42,7 +47,7 @@ func (avroCodec) prepare(v *version, _ *options) error {
 		return fmt.Errorf("%s: not an Avro schema from compat/avro", v)
 	}
 	hs := s.Hamba()
-	st := &avroState{schema: hs, check: compileAvroCheck(hs)}
+	st := &avroState{schema: hs, api: s.API(), check: compileAvroCheck(hs)}
 	if rd, ok := compileAvroDecoder(hs); ok {
 		st.dec = rd
 	}
@@ -65,37 +70,49 @@ func (avroCodec) decoder(writer, reader *version) (decodeFunc, error) {
 	} else if rd, ok := compileAvroResolver(hambaOf(writer), hambaOf(reader)); ok {
 		return rd.decode, nil
 	}
-	schema := hambaOf(writer)
-	if reader != writer {
-		rs, err := hamba.NewSchemaCompatibility().Resolve(hambaOf(reader), schema)
-		if err != nil {
-			return nil, fmt.Errorf("resolve %s as reader of %s: %w", reader, writer, err)
-		}
-		schema = rs
+	if reader == writer {
+		return newHambaDecoder(hambaOf(writer), avroStateOf(writer).api).decode, nil
 	}
-	return func(payload []byte) (map[string]any, error) {
-		return hambaDecode(schema, payload)
-	}, nil
+	rs, err := hamba.NewSchemaCompatibility().Resolve(hambaOf(reader), hambaOf(writer))
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s as reader of %s: %w", reader, writer, err)
+	}
+	// The resolved schema is a schema of its own: hamba's cache key for it
+	// (the reader's fingerprint, the writer's and the top-level defaults)
+	// misses nested defaults, so it gets a config of its own too.
+	return newHambaDecoder(rs, avro.FreshAPI()).decode, nil
 }
 
-// hambaDecode decodes payload with hamba's generic decoding. Unlike
+// hambaDecoder decodes with hamba's generic decoding, through Readers of a
+// config that decodes only its schema (see avroState). Unlike
 // hamba.Unmarshal, a payload that ends early is an error, not a partial
 // value.
-func hambaDecode(schema hamba.Schema, payload []byte) (map[string]any, error) {
-	r := readers.Get().(*hamba.Reader)
+type hambaDecoder struct {
+	schema  hamba.Schema
+	readers sync.Pool // *hamba.Reader of the config
+}
+
+func newHambaDecoder(schema hamba.Schema, api hamba.API) *hambaDecoder {
+	d := &hambaDecoder{schema: schema}
+	d.readers.New = func() any { return hamba.NewReader(nil, 0, hamba.WithReaderConfig(api)) }
+	return d
+}
+
+func (d *hambaDecoder) decode(payload []byte) (map[string]any, error) {
+	r := d.readers.Get().(*hamba.Reader)
 	r.Reset(payload)
 	r.Error = nil
 	var out any
-	r.ReadVal(schema, &out)
+	r.ReadVal(d.schema, &out)
 	err := r.Error
 	r.Reset(nil)
-	readers.Put(r)
+	d.readers.Put(r)
 	if err != nil {
 		return nil, decodeError(err)
 	}
 	m, ok := out.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("the schema's top level is %s; upcast needs a record", schema.Type())
+		return nil, fmt.Errorf("the schema's top level is %s; upcast needs a record", d.schema.Type())
 	}
 	return m, nil
 }
@@ -105,9 +122,9 @@ func (c avroCodec) converter(from, to *version) (convertFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	fromSchema := hambaOf(from)
+	fromSchema, api := hambaOf(from), avroStateOf(from).api
 	return func(v map[string]any) (map[string]any, error) {
-		b, err := hamba.Marshal(fromSchema, v)
+		b, err := api.Marshal(fromSchema, v)
 		if err != nil {
 			return nil, fmt.Errorf("encode as %s: %w", from, err)
 		}
@@ -132,7 +149,8 @@ func (avroCodec) conform(v map[string]any, ver *version, lenient bool) (map[stri
 }
 
 func (avroCodec) encode(v map[string]any, ver *version) ([]byte, error) {
-	return hamba.Marshal(hambaOf(ver), v)
+	st := avroStateOf(ver)
+	return st.api.Marshal(st.schema, v)
 }
 
 // fromJSON reads JSON whose shape follows the schema: numbers for numeric

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat/avro"
 )
 
 // The compiled Avro decoder.
@@ -72,12 +74,15 @@ type avroDefault struct {
 	mutable bool
 }
 
-// readers reuses hamba Readers (and their byte slabs) across decodes.
-var readers = sync.Pool{New: func() any { return hamba.NewReader(nil, 0) }}
-
 // decodeStates reuses decode states: the decoders are called through
-// function values, so a state on the stack would escape anyway.
-var decodeStates = sync.Pool{New: func() any { return &avroDecodeState{r: hamba.NewReader(nil, 0)} }}
+// function values, so a state on the stack would escape anyway. The
+// compiled decoders read only primitives, which no hamba cache is
+// involved in; the Readers still use a config whose cache is off
+// (avro.UncachedAPI), not hamba's shared DefaultConfig, so that no schema
+// read through them could take another's cached decoder.
+var decodeStates = sync.Pool{New: func() any {
+	return &avroDecodeState{r: hamba.NewReader(nil, 0, hamba.WithReaderConfig(avro.UncachedAPI))}
+}}
 
 // decode decodes payload; a payload that ends early or holds a bad
 // length, union index or enum index is an error.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat/avro"
 )
 
 // decoderSchemas cover every kind the compiled decoder handles.
@@ -207,9 +209,13 @@ func sameDecoded(a, b any) error {
 }
 
 // referenceConfig is hamba's default configuration with array
-// allocations bounded: hamba grows an array to the count a block header
-// claims before reading it, and the fuzzer finds such headers.
-var referenceConfig = hamba.Config{MaxSliceAllocSize: 1 << 16}.Freeze()
+// allocations bounded (hamba grows an array to the count a block header
+// claims before reading it, and the fuzzer finds such headers) and no
+// codec cache: hamba keys it by a fingerprint that leaves out defaults, so
+// resolved schemas that differ only in a nested default would share a
+// decoder. Test values are encoded with avro.UncachedAPI for the same
+// reason.
+var referenceConfig = hamba.Config{MaxSliceAllocSize: 1 << 16, DisableCaching: true}.Freeze()
 
 // hambaReference decodes payload with hamba's generic decoding and
 // returns the Reader's own error (hamba.Unmarshal hides io.EOF).
@@ -232,7 +238,7 @@ func TestAvroDecoderMatchesHamba(t *testing.T) {
 			check := compileAvroCheck(s)
 			for i := range 300 {
 				v := genAvro(rng, s)
-				b, err := hamba.Marshal(s, v)
+				b, err := avro.UncachedAPI.Marshal(s, v)
 				if err != nil {
 					t.Fatalf("value %d: marshal %v: %v", i, v, err)
 				}
@@ -372,7 +378,7 @@ func FuzzAvroDecoder(f *testing.F) {
 		s := hamba.MustParse(decoderSchemas[name])
 		rd, _ := compileAvroDecoder(s)
 		schemas, decs = append(schemas, s), append(decs, rd)
-		b, err := hamba.Marshal(s, genAvro(rng, s))
+		b, err := avro.UncachedAPI.Marshal(s, genAvro(rng, s))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -476,7 +482,7 @@ func TestAvroResolverMatchesHamba(t *testing.T) {
 			var first map[string]any
 			for i := range 300 {
 				v := genAvro(rng, w)
-				b, err := hamba.Marshal(w, v)
+				b, err := avro.UncachedAPI.Marshal(w, v)
 				if err != nil {
 					t.Fatalf("value %d: marshal %v: %v", i, v, err)
 				}
@@ -504,7 +510,7 @@ func TestAvroResolverMatchesHamba(t *testing.T) {
 			// next event's.
 			if tags, ok := first["tags"].([]any); ok {
 				tags[0] = "changed"
-				b, _ := hamba.Marshal(w, genAvro(rng, w))
+				b, _ := avro.UncachedAPI.Marshal(w, genAvro(rng, w))
 				again, _ := rd.decode(b)
 				if again["tags"].([]any)[0] != "a" {
 					t.Errorf("a default slice is shared between events")
@@ -553,7 +559,7 @@ func FuzzAvroResolver(f *testing.F) {
 		}
 		rd, _ := compileAvroResolver(w, r)
 		pairs = append(pairs, pair{w, r, rs, rd})
-		b, err := hamba.Marshal(w, genAvro(rng, w))
+		b, err := avro.UncachedAPI.Marshal(w, genAvro(rng, w))
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat/avro"
 )
 
 // Compiled reader/writer resolution.
@@ -248,7 +250,9 @@ func decodedDefault(r *hamba.RecordSchema, rf *hamba.Field) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	m, err := hambaDecode(rs, nil)
+	// One decode at compile time: a config without a cache (the resolved
+	// schema's cache key would leave out defaults nested in rf's type).
+	m, err := newHambaDecoder(rs, avro.UncachedAPI).decode(nil)
 	if err != nil {
 		return nil, false
 	}

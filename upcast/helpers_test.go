@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	hamba "github.com/hamba/avro/v2"
-
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/compat/formats"
@@ -79,7 +77,8 @@ func staticSource(t testing.TB, subject string, typ compat.SchemaType, texts ...
 	return src
 }
 
-// hambaSchemas caches parsed writer schemas for encoding test events.
+// hambaSchemas caches parsed writer schemas for encoding test events,
+// each encoded with its own hamba config (avro.Schema.API).
 var hambaSchemas sync.Map
 
 func encodeAvro(t testing.TB, text string, v map[string]any) []byte {
@@ -90,9 +89,10 @@ func encodeAvro(t testing.TB, text string, v map[string]any) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ = hambaSchemas.LoadOrStore(text, parsed.Hamba())
+		s, _ = hambaSchemas.LoadOrStore(text, parsed)
 	}
-	b, err := hamba.Marshal(s.(hamba.Schema), v)
+	as := s.(*avro.Schema)
+	b, err := as.API().Marshal(as.Hamba(), v)
 	if err != nil {
 		t.Fatalf("encode %v: %v", v, err)
 	}

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	hamba "github.com/hamba/avro/v2"
 
@@ -62,6 +63,7 @@ type Schema struct {
 	hamba      hamba.Schema
 	canonical  string
 	normalized string
+	api        func() hamba.API // sync.OnceValue: s's own frozen hamba config
 }
 
 var _ compat.Schema = (*Schema)(nil)
@@ -84,8 +86,42 @@ func (s *Schema) Canonical() string { return s.canonical }
 func (s *Schema) Normalized() string { return s.normalized }
 
 // Hamba returns the schema as parsed by github.com/hamba/avro/v2, for
-// encoding and decoding data.
+// encoding and decoding data. Encode and decode it with [Schema.API], never
+// with hamba's package-level functions (see there).
 func (s *Schema) Hamba() hamba.Schema { return s.hamba }
+
+// API returns a hamba configuration frozen for this schema alone, for
+// encoding and decoding data with s.Hamba(): s.API().Marshal(s.Hamba(), v).
+//
+// hamba caches the encoders and decoders it builds in the frozen config,
+// keyed by the schema's fingerprint: its Parsing Canonical Form, which
+// leaves out field defaults, enum defaults, doc, aliases, order and custom
+// properties (for a schema resolved against a writer, the key adds the
+// writer's fingerprint and the top-level record's defaults only). So with
+// hamba's shared DefaultConfig (hamba.Marshal, hamba.Unmarshal, a Reader or
+// Writer made without a config), two schemas that differ only in a
+// default share one encoder, and what a process encodes depends on which
+// schema it saw first: a record field missing from a map value is filled
+// with the other schema's default, or refused as required. A config per
+// parsed schema holds only that schema's own codecs. Passing it any other
+// schema (one resolved from s, say) brings the shared-cache problem back:
+// use a config of its own for that, such as [FreshAPI] or [UncachedAPI].
+func (s *Schema) API() hamba.API {
+	if s.api == nil { // not from Parse
+		return FreshAPI()
+	}
+	return s.api()
+}
+
+// FreshAPI returns a new frozen hamba configuration with hamba's default
+// settings and an empty cache, for one schema (see [Schema.API]).
+func FreshAPI() hamba.API { return hamba.Config{}.Freeze() }
+
+// UncachedAPI is hamba's default configuration with its encoder and
+// decoder caches disabled: each call builds its codec afresh, so it is
+// correct for any schema and meant for paths that are not hot (see
+// [Schema.API]).
+var UncachedAPI = hamba.Config{DisableCaching: true}.Freeze()
 
 // Parse parses Avro schema text. deps are the schemas it references
 // (Confluent schema references), in dependency order; their named types may
@@ -126,6 +162,7 @@ func Parse(text string, deps []compat.Dependency) (*Schema, error) {
 		hamba:      hs,
 		canonical:  canonicalText(root, known),
 		normalized: normalizedText(root, known),
+		api:        sync.OnceValue(FreshAPI),
 	}, nil
 }
 

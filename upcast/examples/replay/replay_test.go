@@ -13,8 +13,6 @@ import (
 	"sync"
 	"testing"
 
-	hamba "github.com/hamba/avro/v2"
-
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/registry"
@@ -30,7 +28,7 @@ func encode(text string, v map[string]any) []byte {
 	if err != nil {
 		panic(err)
 	}
-	b, err := hamba.Marshal(s.Hamba(), v)
+	b, err := s.API().Marshal(s.Hamba(), v)
 	if err != nil {
 		panic(err)
 	}
@@ -218,7 +216,7 @@ func TestDowncastForV2Consumers(t *testing.T) {
 		id, rest, _ := upcast.ParseWire(framed)
 		var v map[string]any
 		s, _ := avro.Parse(replay.V2, nil)
-		if err := hamba.Unmarshal(s.Hamba(), rest, &v); id != 2 || err != nil {
+		if err := s.API().Unmarshal(s.Hamba(), rest, &v); id != 2 || err != nil {
 			t.Fatalf("%s: id %d, %v", ev.ID, id, err)
 		}
 		if _, ok := v["totalCents"].(int64); !ok {

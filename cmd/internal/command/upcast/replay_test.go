@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	hamba "github.com/hamba/avro/v2"
-
 	upcastcmd "github.com/charter-dev/charter/cmd/internal/command/upcast"
 	"github.com/charter-dev/charter/compat/avro"
 	up "github.com/charter-dev/charter/upcast"
@@ -59,7 +57,7 @@ func encodeOrder(t *testing.T, o order) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := hamba.Marshal(s.Hamba(), v)
+	b, err := s.API().Marshal(s.Hamba(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +116,7 @@ func renderOut(t *testing.T, path string) string {
 			t.Fatalf("%s: schema ID %d, %v; want v3's ID 3", le.ID, id, err)
 		}
 		var v map[string]any
-		if err := hamba.Unmarshal(v3.Hamba(), payload, &v); err != nil {
+		if err := v3.API().Unmarshal(v3.Hamba(), payload, &v); err != nil {
 			t.Fatal(err)
 		}
 		if prev, ok := lastOfKey[le.Key]; ok && order[le.ID] < prev {
