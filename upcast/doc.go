@@ -10,7 +10,11 @@
 //   - implicit: where compat finds that the newer version can read the
 //     older (compat.Check, BACKWARD), schema resolution does the work:
 //     Avro reader/writer resolution (github.com/hamba/avro/v2, each version
-//     with its own parsed schema), JSON Schema "default" values, Protobuf
+//     with its own parsed schema and its own hamba config, whose codec
+//     cache holds that schema's codecs only: hamba keys the cache by a
+//     fingerprint that leaves out defaults, doc and aliases, so versions
+//     differing only in a default never share an encoder or decoder),
+//     JSON Schema "default" values, Protobuf
 //     field numbers (unknown fields dropped). Runs of implicit steps are
 //     done in one resolution when the last version can read the first, as
 //     a Confluent consumer does;
