@@ -208,14 +208,35 @@ func (c *checker) judge(s *Subject, f compat.Format, previous []compat.Previous)
 			if on {
 				want = sev.String()
 			}
-			out = append(out, rule.Finding{RuleID: RuleSeverityIgnored, Severity: rule.Notice, Subject: s.Name, File: cur.File,
-				Message: fmt.Sprintf("charter.yaml sets %s to %s for subject %s, but the registry's policy makes it an error: registration would refuse this change, so it stays an error", fd.RuleID, want, s.Name),
-				Hint:    fmt.Sprintf("lower it in the registry's policy (PUT /governance/subjects/%s/policy) if every producer may, or fix the finding", s.Name)})
+			out = append(out, severityIgnored(fd, s, want))
 		}
 		c.locate(&fd, s)
 		out = append(out, fd)
 	}
 	return out, nil
+}
+
+// severityIgnored is the RuleSeverityIgnored notice for charter.yaml's
+// severity want of fd's rule, an error against the registry. Its hint
+// says where the registry decides that rule: a policy rule in the
+// subject's policy; a compatibility rule (which no policy sets: PUT
+// /governance/subjects/S/policy answers 42283) by the subject's level;
+// RESERVED_FIELD by its validateFields config.
+func severityIgnored(fd rule.Finding, s *Subject, want string) rule.Finding {
+	f := rule.Finding{RuleID: RuleSeverityIgnored, Severity: rule.Notice, Subject: s.Name, File: s.Current.File}
+	_, policy := governance.LookupPolicyRule(fd.RuleID)
+	switch {
+	case policy:
+		f.Message = fmt.Sprintf("charter.yaml sets %s to %s for subject %s, but the registry's policy makes it an error: registration would refuse this change, so it stays an error", fd.RuleID, want, s.Name)
+		f.Hint = fmt.Sprintf("lower it in the registry's policy (PUT /governance/subjects/%s/policy) if every producer may, or fix the finding", s.Name)
+	case fd.RuleID == gate.RuleReservedField:
+		f.Message = fmt.Sprintf("charter.yaml sets %s to %s for subject %s, but the registry refuses reserved fields while the subject's validateFields is on: registration would refuse this change, so it stays an error", fd.RuleID, want, s.Name)
+		f.Hint = fmt.Sprintf("%s is not a policy rule: keep the reserved names out of the schema, or turn validateFields off in the registry (charter config set %s --validate-fields=false)", fd.RuleID, s.Name)
+	default:
+		f.Message = fmt.Sprintf("charter.yaml sets %s to %s for subject %s, but it is a compatibility rule and the subject's level in the registry (%s) makes it an error: registration would refuse this change, so it stays an error", fd.RuleID, want, s.Name, s.Level)
+		f.Hint = fmt.Sprintf("compatibility rules are set by the subject's level, not by a policy: make the change compatible, or loosen the level in the registry (charter config set %s --level ...) if every consumer may", s.Name)
+	}
+	return f
 }
 
 // stateFor returns the governance state s is judged with, and whether it

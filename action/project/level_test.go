@@ -96,3 +96,62 @@ func TestCheckRegistryLevelDecides(t *testing.T) {
 		t.Errorf("offline: level %s, findings:\n%s", res.Subjects[0].Level, got)
 	}
 }
+
+// TestSeverityIgnoredHints: CONFIG_SEVERITY_IGNORED's hint says what
+// actually loosens the rule in the registry: for a compatibility rule
+// (AVRO_TYPE_MISMATCH) the subject's level (charter config set), which
+// the registry's policy cannot set (it answers 42283 saying so); for a
+// policy rule (OWNER_MISSING, an error in the registry's policy) the
+// policy, which accepts it.
+func TestSeverityIgnoredHints(t *testing.T) {
+	t.Parallel()
+	c, url := newRegistry(t)
+	schema := func(typ string) string {
+		return `{"type":"record","name":"P","fields":[{"name":"n","type":"` + typ + `"}]}`
+	}
+	register(t, c, "plain-value", client.NewSchema{Text: schema("string")})
+	if _, err := c.SetPolicy(t.Context(), "", client.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "error", "SEMVER_MAJOR": "off"}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"charter.yaml": "version: 1\ndefaults: {severity: {AVRO_TYPE_MISMATCH: warning, OWNER_MISSING: warning}}\nschemas: [{files: \"plain.avsc\", subject: plain-value}]\n",
+		"plain.avsc":   schema("long"),
+	})
+	res, err := project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.RegistryBaseline(c, url)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]string{}
+	for _, f := range res.Findings {
+		if f.RuleID == project.RuleSeverityIgnored {
+			rule, _, _ := strings.Cut(strings.TrimPrefix(f.Message, "charter.yaml sets "), " ")
+			hints[rule] = f.Hint
+		}
+	}
+	if h := hints["AVRO_TYPE_MISMATCH"]; !strings.Contains(h, "charter config set plain-value --level") || strings.Contains(h, "/policy") {
+		t.Errorf("AVRO_TYPE_MISMATCH: hint %q, want the subject's level", h)
+	}
+	if h := hints["OWNER_MISSING"]; !strings.Contains(h, "PUT /governance/subjects/plain-value/policy") {
+		t.Errorf("OWNER_MISSING: hint %q, want the registry's policy", h)
+	}
+	// What each hint says works, and what the old hint said does not.
+	_, err = c.SetPolicy(t.Context(), "plain-value", client.PolicyConfig{Rules: map[string]string{"AVRO_TYPE_MISMATCH": "warning"}})
+	var se *srerr.Error
+	if !errors.As(err, &se) || se.Code != 42283 || !strings.Contains(err.Error(), "compatibility rules are set by the subject's compatibility level") {
+		t.Errorf("policy with AVRO_TYPE_MISMATCH: %v", err)
+	}
+	if _, err := c.SetPolicy(t.Context(), "plain-value", client.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "warning"}}); err != nil {
+		t.Errorf("policy with OWNER_MISSING: %v", err)
+	}
+	none := compat.None
+	if _, err := c.SetConfig(t.Context(), "plain-value", client.ConfigUpdate{Compatibility: &none}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = project.Check(context.Background(), mustFind(t, dir), project.Options{Baseline: project.RegistryBaseline(c, url)}); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Passed() {
+		t.Errorf("after loosening the level and the policy, check fails:\n%s", briefs(res.Findings))
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/pii"
@@ -160,13 +162,19 @@ func (c PolicyConfig) Severity(id string) (rule.Severity, bool) {
 	return r.Severity, !r.Off
 }
 
-// Validate reports unknown rule IDs, unknown severities, a TTL out of
-// range, an unknown Protobuf profile and an unknown PII confidence. Configs are validated before they
-// are stored, so an evaluation never meets a bad one.
+// Validate reports unknown rule IDs (a compatibility rule's with a
+// message saying that the subject's level sets it), unknown severities, a
+// TTL out of range, an unknown Protobuf profile and an unknown PII
+// confidence. Configs are validated before they are stored, so an
+// evaluation never meets a bad one.
 func (c PolicyConfig) Validate() error {
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(c.Rules)) {
 		if _, ok := LookupPolicyRule(id); !ok {
+			if compatRules()[id] {
+				errs = append(errs, fmt.Errorf("rule %s is a compatibility rule: compatibility rules are set by the subject's compatibility level, not by the policy (PUT /config/{subject} {\"compatibility\": ...}, or charter config set SUBJECT --level ...)", id))
+				continue
+			}
 			errs = append(errs, fmt.Errorf("unknown rule %q (GET /governance/rules lists them)", id))
 			continue
 		}
@@ -194,6 +202,20 @@ func (c PolicyConfig) Validate() error {
 	}
 	return nil
 }
+
+// compatRules are the IDs of the compatibility rules (every format's,
+// and action/gate's SCHEMA_TYPE_CHANGED, which this package cannot
+// import): the subject's level decides them, so a policy that names one
+// is refused with a message that says so.
+var compatRules = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{"SCHEMA_TYPE_CHANGED": true}
+	for _, e := range formats.All() {
+		for _, r := range e.Rules() {
+			m[r.ID] = true
+		}
+	}
+	return m
+})
 
 // Normalize returns c with severity names lower-cased and spelled as
 // rule.Severity does ("warn" becomes "warning"), and the Protobuf profile
