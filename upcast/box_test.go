@@ -4,8 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	hamba "github.com/hamba/avro/v2"
-
 	"github.com/charter-dev/charter/compat/avro"
 )
 
@@ -14,7 +12,7 @@ import (
 // keeps every value, and only then compares each with hamba's decode: a
 // later decode must never change an earlier event's values.
 func TestBoxedValuesStay(t *testing.T) {
-	s := hamba.MustParse(decoderSchemas["primitives"])
+	s := mustParse(decoderSchemas["primitives"])
 	rd, ok := compileAvroDecoder(s)
 	if !ok {
 		t.Fatal("compileAvroDecoder: schema left to hamba, want compiled")

@@ -208,6 +208,17 @@ func sameDecoded(a, b any) error {
 	return nil
 }
 
+// mustParse parses with a schema cache of its own: hamba.MustParse
+// registers every named type in hamba's global DefaultSchemaCache, where a
+// name one test schema defines would be visible to the next.
+func mustParse(text string) hamba.Schema {
+	s, err := hamba.ParseWithCache(text, "", &hamba.SchemaCache{})
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // referenceConfig is hamba's default configuration with array
 // allocations bounded (hamba grows an array to the count a block header
 // claims before reading it, and the fuzzer finds such headers) and no
@@ -230,7 +241,7 @@ func TestAvroDecoderMatchesHamba(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for name, text := range decoderSchemas {
 		t.Run(name, func(t *testing.T) {
-			s := hamba.MustParse(text)
+			s := mustParse(text)
 			rd, ok := compileAvroDecoder(s)
 			if !ok {
 				t.Fatal("compileAvroDecoder: schema left to hamba, want compiled")
@@ -279,18 +290,18 @@ func TestAvroDecoderLeavesToHamba(t *testing.T) {
 		"recursive":       `{"type":"record","name":"R","fields":[{"name":"kids","type":{"type":"array","items":"R"}}]}`,
 		"not a record":    `"string"`,
 	} {
-		if _, ok := compileAvroDecoder(hamba.MustParse(text)); ok {
+		if _, ok := compileAvroDecoder(mustParse(text)); ok {
 			t.Errorf("%s: compiled, want left to hamba", name)
 		}
 	}
 }
 
 func TestAvroDecoderErrors(t *testing.T) {
-	s := hamba.MustParse(decoderSchemas["nested"])
+	s := mustParse(decoderSchemas["nested"])
 	rd, _ := compileAvroDecoder(s)
-	enum := hamba.MustParse(`{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}}]}`)
+	enum := mustParse(`{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}}]}`)
 	erd, _ := compileAvroDecoder(enum)
-	union := hamba.MustParse(`{"type":"record","name":"R","fields":[{"name":"u","type":["null","string"]}]}`)
+	union := mustParse(`{"type":"record","name":"R","fields":[{"name":"u","type":["null","string"]}]}`)
 	urd, _ := compileAvroDecoder(union)
 	for _, tc := range []struct {
 		name    string
@@ -313,7 +324,7 @@ func TestAvroDecoderErrors(t *testing.T) {
 }
 
 func TestAvroCheck(t *testing.T) {
-	s := hamba.MustParse(decoderSchemas["unions"])
+	s := mustParse(decoderSchemas["unions"])
 	check := compileAvroCheck(s)
 	ok := func() map[string]any {
 		return map[string]any{"email": "a@b", "many": int64(3), "notnull": 4, "when": time.UnixMilli(5).UTC(),
@@ -358,7 +369,7 @@ func TestAvroCheck(t *testing.T) {
 	if !check(m) {
 		t.Error("check rejects a union value wrapped by its branch name")
 	}
-	nested := compileAvroCheck(hamba.MustParse(decoderSchemas["nested"]))
+	nested := compileAvroCheck(mustParse(decoderSchemas["nested"]))
 	if nested(map[string]any{"id": "x", "customer": map[string]any{"name": "n", "tier": "PLATINUM"}, "again": map[string]any{"name": "n", "tier": "GOLD"},
 		"tags": []any{}, "lines": []any{}, "attrs": map[string]any{}, "grid": map[string]any{}}) {
 		t.Error("check accepts an unknown enum symbol")
@@ -375,7 +386,7 @@ func FuzzAvroDecoder(f *testing.F) {
 	var schemas []hamba.Schema
 	var decs []*avroRecordDecoder
 	for _, name := range []string{"primitives", "logical", "nested", "unions"} {
-		s := hamba.MustParse(decoderSchemas[name])
+		s := mustParse(decoderSchemas[name])
 		rd, _ := compileAvroDecoder(s)
 		schemas, decs = append(schemas, s), append(decs, rd)
 		b, err := avro.UncachedAPI.Marshal(s, genAvro(rng, s))
@@ -474,7 +485,7 @@ func TestAvroResolverMatchesHamba(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, pair := range resolverPairs {
 		t.Run(pair.name, func(t *testing.T) {
-			w, r := hamba.MustParse(pair.writer), hamba.MustParse(pair.reader)
+			w, r := mustParse(pair.writer), mustParse(pair.reader)
 			rd, ok := compileAvroResolver(w, r)
 			if !ok {
 				t.Fatal("compileAvroResolver: pair left to hamba, want compiled")
@@ -533,7 +544,7 @@ func TestAvroResolverLeavesToHamba(t *testing.T) {
 		"incompatible": {`{"type":"record","name":"R","fields":[{"name":"a","type":"string"}]}`,
 			`{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}`},
 	} {
-		if _, ok := compileAvroResolver(hamba.MustParse(pair[0]), hamba.MustParse(pair[1])); ok {
+		if _, ok := compileAvroResolver(mustParse(pair[0]), mustParse(pair[1])); ok {
 			t.Errorf("%s: compiled, want left to hamba", name)
 		}
 	}
@@ -552,7 +563,7 @@ func FuzzAvroResolver(f *testing.F) {
 	}
 	var pairs []pair
 	for _, p := range resolverPairs {
-		w, r := hamba.MustParse(p.writer), hamba.MustParse(p.reader)
+		w, r := mustParse(p.writer), mustParse(p.reader)
 		rs, err := hamba.NewSchemaCompatibility().Resolve(r, w)
 		if err != nil {
 			f.Fatal(err)
