@@ -64,11 +64,15 @@ engine, package action/gate): compatibility, consumer contracts, PII,
 deprecations and their TTLs and extensions, the removal guard, owners and
 reused removed names. Against the registry, with the governance state it
 holds for each subject (owner, policy, deprecations, readers, published
-contracts, dismissals, tags) and its policy's severities: charter.yaml's
-severities may make a rule stricter, never lower one the registry refuses
-with (a notice says so). Offline (git:, dir:), with the state charter.yaml
-gives: its contracts, its pii section and its severities (OWNER_MISSING
-only when charter.yaml names it). --at judges as of another moment: "what
+contracts, dismissals, tags), its policy's severities and its level:
+charter.yaml's severities and levels may make a rule or the level
+stricter, never lower one the registry refuses with (a notice says so:
+CONFIG_SEVERITY_IGNORED, CONFIG_LEVEL_IGNORED). Offline (git:, dir:), with
+the state charter.yaml gives: its contracts, its pii section, its
+severities (OWNER_MISSING only when charter.yaml names it) and its levels.
+The pacts charter.yaml lists are the repository's own: a pact reading a
+field whose deprecation is over fails (CONTRACT_FIELD_EXPIRED) unless its
+consumer holds an extension. --at judges as of another moment: "what
 will the gate say when the TTLs run out?"
 
 Exit codes: 0 pass (warnings and notices allowed), 1 at least one error
