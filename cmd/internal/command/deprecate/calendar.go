@@ -49,7 +49,8 @@ func calendar(ctx context.Context, cl *client.Client, subject string, within int
 	var err error
 	if subject == "" {
 		ds, err = cl.AllDeprecations(ctx)
-	} else {
+	} else if _, err = cl.Versions(ctx, subject); err == nil {
+		// An unknown subject is an error (40401), not an empty calendar.
 		ds, err = cl.Deprecations(ctx, subject, false)
 	}
 	if err != nil {

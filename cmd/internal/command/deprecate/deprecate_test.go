@@ -79,6 +79,7 @@ func TestCalendar(t *testing.T) {
 		clitest.Fail("deprecate", "--list", "--within", "3"),
 		clitest.Fail("deprecate", "--calendar", "--within", "-1"),
 		clitest.Fail("deprecate", "--calendar", "--list"),
+		clitest.Fail("deprecate", "--calendar", "--subject", "nosuch-value"),
 	)
 	clk.Day(20)
 	got += clitest.TranscriptAs(t, "alice", url, clitest.OK("deprecate", "--calendar"))
