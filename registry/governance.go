@@ -977,13 +977,11 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 		}
 		jr := judgeRequest{subject: subject, format: f, level: cfg.Compatibility, cand: cand,
 			version: out.Version, existing: out.Existing, now: at.UTC()}
-		if !out.Existing {
-			if jr.against, err = compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, lv); err != nil {
-				return err
-			}
-			if len(lv) > 0 {
-				jr.latest = &lv[len(lv)-1]
-			}
+		if jr.against, err = compatibilityGroup(ctx, tx, cfg, cand.schema.Metadata, lv); err != nil {
+			return err
+		}
+		if !out.Existing && len(lv) > 0 {
+			jr.latest = &lv[len(lv)-1]
 		}
 		j, err := s.judge(ctx, tx, jr)
 		if err != nil {

@@ -52,13 +52,14 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 	}
 	in := gate.Input{Subject: r.subject, Now: r.now, Format: f, Level: r.level, Existing: r.existing,
 		Candidate: governance.Version{Version: r.version, Schema: r.cand.parsed, Metadata: r.cand.schema.Metadata, RuleSet: r.cand.schema.RuleSet}}
-	if !r.existing {
-		prev, olds, err := s.previousVersions(ctx, tx, r.level, r.against)
-		if err != nil {
-			return j, err
-		}
-		in.Against, j.olds = prev, olds
+	// A re-registration is not compared (the gate skips compatibility
+	// when Existing), but the deprecation table asks the earlier versions
+	// whether a kept field could be removed at the level.
+	prev, olds, err := s.previousVersions(ctx, tx, r.level, r.against)
+	if err != nil {
+		return j, err
 	}
+	in.Against, j.olds = prev, olds
 	if r.latest != nil && !r.existing {
 		prev, err := storedSchema(ctx, tx, r.latest.SchemaID)
 		if err != nil {

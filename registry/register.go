@@ -396,8 +396,12 @@ func (r *registration) judgeExisting(ctx context.Context, tx Tx, v int) error {
 	if err != nil || len(deps) == 0 {
 		return err
 	}
+	against, err := compatibilityGroup(ctx, tx, r.cfg, r.cand.schema.Metadata, live(r.versions))
+	if err != nil {
+		return err
+	}
 	j, err := r.s.judge(ctx, tx, judgeRequest{subject: r.subject, format: r.format, level: r.cfg.Compatibility,
-		cand: r.cand, version: v, existing: true, now: r.s.now()})
+		cand: r.cand, version: v, existing: true, against: against, now: r.s.now()})
 	if err != nil {
 		return err
 	}
