@@ -251,12 +251,12 @@ var ruleDefs = []ruleDef{
 	{id: RuleAdditionalPropertiesRemoved, change: "ADDITIONAL_PROPERTIES_REMOVED", spec: fmt.Sprintf(srcCore, "10.3.2.3 additionalProperties"), lenient: true,
 		purpose: "A reader must not forbid additional properties the writer allowed.",
 		msg: func(c change) string {
-			return "the reader sets additionalProperties to false where the writer allows undeclared properties, so writer data carrying them fails validation; keep additional properties allowed (or use the LENIENT policy)"
+			return "the reader sets additionalProperties to false where the writer allows undeclared properties, so writer data carrying them fails validation; keep additional properties allowed"
 		}},
 	{id: RuleAdditionalPropertiesNarrowed, change: "ADDITIONAL_PROPERTIES_NARROWED", spec: fmt.Sprintf(srcCore, "10.3.2.3 additionalProperties"), lenient: true,
 		purpose: "A reader must not constrain additional properties the writer left free.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader constrains additional properties to %s where the writer allows any value, so writer data with other undeclared values fails validation; keep additionalProperties open (or use the LENIENT policy)", c.to)
+			return fmt.Sprintf("the reader constrains additional properties to %s where the writer allows any value, so writer data with other undeclared values fails validation; keep additionalProperties open", c.to)
 		}},
 	{id: RuleDependencyArrayAdded, change: "DEPENDENCY_ARRAY_ADDED", spec: fmt.Sprintf(srcValidation, "6.5.4 dependentRequired"),
 		purpose: "A reader must not add a property dependency (dependentRequired / dependencies array).",
@@ -281,17 +281,17 @@ var ruleDefs = []ruleDef{
 	{id: RuleRequiredPropertyAddedToOpenContentModel, change: "REQUIRED_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL", spec: fmt.Sprintf(srcValidation, "6.5.3 required"),
 		purpose: "A reader must not add a required property without a default.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader adds required property %q without a default, so writer data without it fails validation (and the writer's open content model let %q carry any value); make it optional and close the writer's content model first", c.to, c.to)
+			return fmt.Sprintf("the reader adds required property %q without a default, so writer data without it fails validation (and the writer's open content model let %q carry any value); make it optional with an empty schema ({}), or lower the subject's compatibility level", c.to, c.to)
 		}},
 	{id: RuleRequiredPropertyWithDefaultAddedToOpenContentModel, change: "REQUIRED_PROPERTY_WITH_DEFAULT_ADDED_TO_OPEN_CONTENT_MODEL", spec: fmt.Sprintf(srcCore, "10.3.2.3 additionalProperties"), lenient: true,
 		purpose: "A reader must not declare a property the writer's open content model let carry any value.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader declares property %q, but the writer's open content model let writer data carry %q with any value, which may fail the new schema; close the writer's content model (additionalProperties: false) before adding properties, or use the LENIENT policy", c.to, c.to)
+			return fmt.Sprintf("the reader declares property %q, but the writer's open content model let writer data carry %q with any value, which may fail the new schema; declare it with an empty schema ({}), which any writer value satisfies, or lower the subject's compatibility level", c.to, c.to)
 		}},
 	{id: RuleOptionalPropertyAddedToOpenContentModel, change: "OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL", spec: fmt.Sprintf(srcCore, "10.3.2.3 additionalProperties"), lenient: true,
 		purpose: "A reader must not declare a property the writer's open content model let carry any value.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader declares property %q, but the writer's open content model let writer data carry %q with any value, which may fail the new schema; close the writer's content model (additionalProperties: false) before adding properties, or use the LENIENT policy", c.to, c.to)
+			return fmt.Sprintf("the reader declares property %q, but the writer's open content model let writer data carry %q with any value, which may fail the new schema; declare it with an empty schema ({}), which any writer value satisfies, or lower the subject's compatibility level", c.to, c.to)
 		}},
 	{id: RuleRequiredPropertyAddedToUnopenContentModel, change: "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL", spec: fmt.Sprintf(srcValidation, "6.5.3 required"),
 		purpose: "A reader must not add a required property without a default.",
@@ -316,12 +316,12 @@ var ruleDefs = []ruleDef{
 	{id: RuleUnevaluatedPropertiesRemoved, change: "UNEVALUATED_PROPERTIES_REMOVED", spec: fmt.Sprintf(srcCore, "11.3 unevaluatedProperties"), lenient: true,
 		purpose: "A reader must not set unevaluatedProperties to false where the writer allowed them.",
 		msg: func(c change) string {
-			return "the reader sets unevaluatedProperties to false where the writer allows them, so writer data with unevaluated properties fails validation; keep them allowed (or use the LENIENT policy)"
+			return "the reader sets unevaluatedProperties to false where the writer allows them, so writer data with unevaluated properties fails validation; keep them allowed"
 		}},
 	{id: RuleUnevaluatedPropertiesNarrowed, change: "UNEVALUATED_PROPERTIES_NARROWED", spec: fmt.Sprintf(srcCore, "11.3 unevaluatedProperties"), lenient: true,
 		purpose: "A reader must not constrain unevaluated properties the writer left free.",
 		msg: func(c change) string {
-			return fmt.Sprintf("the reader constrains unevaluated properties to %s where the writer allows any, so writer data may fail validation; keep unevaluatedProperties open (or use the LENIENT policy)", c.to)
+			return fmt.Sprintf("the reader constrains unevaluated properties to %s where the writer allows any, so writer data may fail validation; keep unevaluatedProperties open", c.to)
 		}},
 	{id: RuleMaxItemsAdded, change: "MAX_ITEMS_ADDED", spec: fmt.Sprintf(srcValidation, "6.4.1 maxItems"),
 		purpose: "A reader must not add maxItems.",
