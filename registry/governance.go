@@ -835,9 +835,14 @@ func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subj
 	}
 	st.Compatibility = cfg.Compatibility
 	st.ValidateFields = cfg.ValidateFields != nil && *cfg.ValidateFields
+	st.Normalize = cfg.Normalize != nil && *cfg.Normalize
+	st.CompatibilityGroup = cfg.CompatibilityGroup
 	vs, err := subjectVersions(ctx, tx, subject)
 	if err != nil {
 		return err
+	}
+	if len(vs) > 0 {
+		st.NextVersion = vs[len(vs)-1].Version + 1
 	}
 	if lv := live(vs); len(lv) > 0 {
 		var rec governance.VersionRecord
@@ -953,6 +958,7 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 		if err != nil {
 			return err
 		}
+		raw := req // before the config's contract merge, as registration's lookup
 		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, lv); err != nil {
 			return err
 		}
@@ -974,6 +980,23 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 			}
 		} else if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("look up schema by fingerprint: %w", err)
+		}
+		if !out.Existing {
+			// The lookup registration runs next (registration.reuseVersion):
+			// the schema in canonical or normalized form, normalized on
+			// both sides with normalize, and without the contract when
+			// the request has none.
+			look := cand
+			if !hasDefaultsOrOverrides(cfg) {
+				look = withContract(cand, raw.Metadata, raw.RuleSet)
+			}
+			v, _, ok, err := s.findInSubject(ctx, tx, look, lv, normalize)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out.Version, out.Existing = v.Version, true
+			}
 		}
 		jr := judgeRequest{subject: subject, format: f, level: cfg.Compatibility, cand: cand,
 			version: out.Version, existing: out.Existing, now: at.UTC()}

@@ -222,6 +222,13 @@ type SubjectState struct {
 	Readers       map[string][]string `json:"readers,omitempty"`
 	Contracts     []PublishedContract `json:"contracts,omitempty"`
 	Compatibility string              `json:"compatibility,omitempty"`
+	// ValidateFields, Normalize and CompatibilityGroup are the
+	// subject's effective config; NextVersion the number its next new
+	// version gets (the highest ever used, soft-deleted included, + 1).
+	ValidateFields     bool   `json:"validateFields,omitempty"`
+	Normalize          bool   `json:"normalize,omitempty"`
+	CompatibilityGroup string `json:"compatibilityGroup,omitempty"`
+	NextVersion        int    `json:"nextVersion,omitempty"`
 }
 
 // PublishedContract is a consumer's published pact as the gate reads it.

@@ -47,6 +47,19 @@ type SubjectState struct {
 	// fields are checked when true).
 	Compatibility  compat.Level `json:"compatibility,omitempty"`
 	ValidateFields bool         `json:"validateFields,omitempty"`
+	// Normalize is the subject's effective config normalize: a
+	// registration's schema is stored and compared normalized, so a
+	// reordered schema is the same version.
+	Normalize bool `json:"normalize,omitempty"`
+	// CompatibilityGroup is the subject's effective config
+	// compatibilityGroup: the metadata property whose value selects the
+	// earlier versions the level compares with (only those with the
+	// candidate's value; "" compares with all).
+	CompatibilityGroup string `json:"compatibilityGroup,omitempty"`
+	// NextVersion is the number the subject's next new version gets: the
+	// highest version it ever used (soft-deleted included) + 1; 0 for a
+	// subject without versions.
+	NextVersion int `json:"nextVersion,omitempty"`
 }
 
 // PublishedContract is a consumer contract as the gate reads it: who
