@@ -79,6 +79,9 @@ type PriorVersion struct {
 	// registry stores it (JSON objects), nil for tree baselines.
 	Metadata json.RawMessage
 	RuleSet  json.RawMessage
+	// Deps are the version's references resolved (registry baselines),
+	// dependencies first: a version is the same only with the same ones.
+	Deps []compat.Dependency
 }
 
 // treeBaseline is a git commit or a directory, mapped with the working

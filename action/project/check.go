@@ -326,13 +326,27 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 			Message: fmt.Sprintf("new subject %q (%s, level %s): %s does not have it", s.Name, cur.Format, s.Level, c.against),
 			Hint:    "review it as a new contract: its first version is what later versions must stay compatible with"})
 	case s.Prior.Format != cur.Format:
-		out.status = StatusChanged
-		keep(rule.Finding{RuleID: RuleSubjectFormatChanged, Severity: rule.Error, Subject: s.Name, File: cur.File, Line: 1,
-			Message: fmt.Sprintf("subject %q is %s in %s but %s now", s.Name, s.Prior.Format, c.against, cur.Format),
-			Hint:    "keep the format, or publish the new format under a new subject"})
-		return out
+		// The registry accepts another schema type at level NONE only:
+		// the gate reports SCHEMA_TYPE_CHANGED for each earlier version
+		// the level compares with, as registration does.
+		how := "the registry accepts it at level NONE only"
+		if s.Level == compat.None {
+			how = "level NONE accepts it"
+		}
+		keep(rule.Finding{RuleID: RuleSubjectFormatChanged, Severity: rule.Notice, Subject: s.Name, File: cur.File, Line: 1,
+			Message: fmt.Sprintf("subject %q is %s in %s but %s now: %s", s.Name, s.Prior.Format, c.against, cur.Format, how),
+			Hint:    "data written with the earlier format cannot be read with the new one: keep the format, or publish the new format under a new subject, unless every consumer moves with it"})
 	}
-	f, err := c.p.checker(cur, c.profiles[s.Name])
+	st := c.states[s.Name]
+	baseProfile := c.profiles[s.Name]
+	if st != nil {
+		baseProfile = st.Policy.ProtobufProfile
+	}
+	f, notice, err := c.p.checker(cur, baseProfile, st != nil)
+	if notice != nil {
+		notice.File = c.configFile()
+		keep(*notice)
+	}
 	if err != nil {
 		out.status = StatusInvalid
 		keep(rule.Finding{RuleID: RuleSchemaInvalid, Severity: rule.Error, Subject: s.Name, File: cur.File,
@@ -351,7 +365,13 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 			}
 			previous = append(previous, compat.Previous{Version: pv.Version, Schema: pv.Schema})
 		}
-		if n := len(previous); n > 0 && previous[n-1].Schema.Canonical() == cur.Parsed.Canonical() {
+		meta, _, _, err := c.candidateContract(s)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		previous = c.inGroup(s, previous, meta)
+		if latest := s.latest(); latest != nil && c.existingVersion(s) == latest {
 			out.status = StatusUnchanged
 		}
 		switch {

@@ -251,7 +251,16 @@ func TestCheckProjectRules(t *testing.T) {
 			name: "format changed",
 			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
 			head: map[string]string{"a.proto": "syntax = \"proto3\";\nmessage M { int32 x = 1; }\n"},
-			want: "error SUBJECT_FORMAT_CHANGED a-value a.proto:1\n",
+			// Registration refuses another schema type at any level
+			// but NONE, with SCHEMA_TYPE_CHANGED.
+			want: "error SCHEMA_TYPE_CHANGED a-value a.proto:0 . BACKWARD\nnotice SUBJECT_FORMAT_CHANGED a-value a.proto:1\n",
+		},
+		{
+			name: "format changed at NONE",
+			cfg:  strings.Replace(cfg, "defaults: {", "defaults: {level: NONE, ", 1),
+			base: map[string]string{"a.avsc": rec(`{"name":"x","type":"int"}`)},
+			head: map[string]string{"a.proto": "syntax = \"proto3\";\nmessage M { int32 x = 1; }\n"},
+			want: "notice SUBJECT_FORMAT_CHANGED a-value a.proto:1\n",
 		},
 		{
 			name: "duplicate subject",

@@ -144,7 +144,7 @@ func Diff(ctx context.Context, src RegistrySource, previous, next DiffSide, opts
 	}
 	p := &Project{Root: root, Config: &Config{ProtobufProfile: opts.ProtobufProfile}, Formats: DefaultFormats()}
 	s := &Subject{Name: subject, Level: level, Current: cur}
-	pv := PriorVersion{Version: prevVersion, Text: prev.Text, Schema: prev.Parsed, Err: prev.Err}
+	pv := PriorVersion{Version: prevVersion, Text: prev.Text, Schema: prev.Parsed, Err: prev.Err, Deps: prev.Deps}
 	s.Prior = &Prior{File: prev.File, Format: prev.Format, Versions: []PriorVersion{pv}}
 	c := &checker{p: p, against: against, bySubject: map[string]*Subject{subject: s}, compatOnly: true}
 	out := c.compare(s)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -36,6 +37,8 @@ var judgeRules = []rule.Rule{
 		Purpose: "Against a registry, charter.yaml's severities may raise a rule but not lower one that the registry's policy makes an error: registration would refuse the change all the same, so check reports the error and this notice."},
 	{ID: RuleLevelIgnored, Category: rule.CategoryProject, Severity: rule.Notice,
 		Purpose: "Against a registry, a level charter.yaml sets for a subject may make the registry's level stricter (its directions include the registry's, transitive if the registry's is) but not weaker: registration judges at the registry's level, so check does too and reports this notice."},
+	{ID: RuleProfileIgnored, Category: rule.CategoryProject, Severity: rule.Notice,
+		Purpose: "Against a registry, the Protobuf rule profile of its governance policy (protobufProfile) decides: charter.yaml's protobuf_profile may make it stricter (WIRE_JSON over WIRE) but not replace it with another (CONFLUENT and the WIRE profiles are not comparable): registration judges with the registry's profile, so check does too and reports this notice."},
 }
 
 // localPact is a pact file charter.yaml's contracts list.
@@ -99,34 +102,27 @@ func (c *checker) judge(s *Subject, f compat.Format, previous []compat.Previous)
 	st, fromRegistry := c.stateFor(s)
 	in := gate.Input{Subject: s.Name, Now: c.now, Format: f, Level: s.Level, References: cur.Deps,
 		Against: previous, Candidate: governance.Version{Version: 1, Schema: cur.Parsed}}
-	var latest *PriorVersion
-	if s.Prior != nil && s.Prior.Format == cur.Format && len(s.Prior.Versions) > 0 {
-		if pv := &s.Prior.Versions[len(s.Prior.Versions)-1]; pv.Schema != nil {
-			latest = pv
-			in.Latest = &governance.Version{Version: pv.Version, Schema: pv.Schema, Metadata: pv.Metadata, RuleSet: pv.RuleSet}
-			in.Candidate.Version = pv.Version + 1
-		}
+	// The latest live version, of whatever format, as registration
+	// takes it.
+	latest := s.latest()
+	if latest != nil {
+		in.Latest = &governance.Version{Version: latest.Version, Schema: latest.Schema, Metadata: latest.Metadata, RuleSet: latest.RuleSet}
+		in.Candidate.Version = latest.Version + 1
 	}
-	canon := cur.Parsed.Canonical()
-	for i := len(previous) - 1; i >= 0; i-- {
-		if previous[i].Schema.Canonical() == canon {
-			in.Existing, in.Candidate.Version = true, previous[i].Version
-			break
-		}
+	if fromRegistry && st.NextVersion > 0 {
+		// The registry numbers a new version after the highest it ever
+		// used, soft-deleted ones included, which the live versions
+		// read here do not show.
+		in.Candidate.Version = st.NextVersion
+	}
+	if ev := c.existingVersion(s); ev != nil {
+		in.Existing, in.Candidate.Version = true, ev.Version
 	}
 	// The candidate's data contract: charter.yaml's metadata, else the
 	// latest version's, as a registration without one inherits it.
-	if md := c.p.Config.MetadataFor(s.Name, s.Mapping); md != nil {
-		b, err := json.Marshal(md.pii())
-		if err != nil {
-			return nil, fmt.Errorf("metadata of %q: %w", s.Name, err)
-		}
-		in.Candidate.Metadata = b
-	} else if latest != nil {
-		in.Candidate.Metadata = latest.Metadata
-	}
-	if latest != nil {
-		in.Candidate.RuleSet = latest.RuleSet
+	var err error
+	if in.Candidate.Metadata, in.Candidate.RuleSet, _, err = c.candidateContract(s); err != nil {
+		return nil, err
 	}
 	if c.compatOnly {
 		var out []rule.Finding
@@ -405,4 +401,200 @@ func messageContracts(in gate.Input, pacts []localPact) ([]rule.Finding, error) 
 	// Every finding, the consumer-only ones included: these are the
 	// repository's own pacts (gate.Input.Verifying).
 	return gate.ContractPolicyFindings(in.Subject, in.State.Policy, rep), nil
+}
+
+// latest is the subject's latest baseline version when it parses, nil
+// otherwise (and for a new subject).
+func (s *Subject) latest() *PriorVersion {
+	if s.Prior == nil || len(s.Prior.Versions) == 0 {
+		return nil
+	}
+	if pv := &s.Prior.Versions[len(s.Prior.Versions)-1]; pv.Schema != nil {
+		return pv
+	}
+	return nil
+}
+
+// candidateContract is the data contract s's working-tree schema would
+// be registered with: charter.yaml's metadata (set true), else the
+// latest version's, which a registration without metadata inherits; the
+// rule set is always the latest version's (charter.yaml sets none).
+func (c *checker) candidateContract(s *Subject) (meta, rules json.RawMessage, set bool, err error) {
+	latest := s.latest()
+	if md := c.p.Config.MetadataFor(s.Name, s.Mapping); md != nil {
+		b, err := json.Marshal(md.pii())
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("metadata of %q: %w", s.Name, err)
+		}
+		meta, set = b, true
+	} else if latest != nil {
+		meta = latest.Metadata
+	}
+	if latest != nil {
+		rules = latest.RuleSet
+	}
+	return meta, rules, set, nil
+}
+
+// existingVersion is the baseline version that the working-tree schema
+// of s is, nil when registering it would make a new version. Against a
+// registry it is decided as registration's lookup does (findInSubject):
+// the same canonical schema (normalized on both sides when the subject's
+// config says normalize), the same resolved references (compared by their
+// canonical texts: a changed referenced schema makes a new version), and,
+// when charter.yaml gives the schema metadata, the same metadata and a
+// rule set that is the inherited one or none. A candidate without
+// metadata matches a version whatever its contract. A tree baseline
+// compares the schema alone.
+func (c *checker) existingVersion(s *Subject) *PriorVersion {
+	cur := s.Current
+	if cur == nil || cur.Parsed == nil || s.Prior == nil {
+		return nil
+	}
+	registry := s.Prior.File == ""
+	var (
+		meta, rules json.RawMessage
+		set         bool
+		curDeps     []string
+		normalize   bool
+	)
+	if registry {
+		var err error
+		if meta, rules, set, err = c.candidateContract(s); err != nil {
+			return nil
+		}
+		curDeps = c.depKeys(cur.Format, cur.Deps)
+		if st := c.states[s.Name]; st != nil {
+			normalize = st.Normalize
+		}
+	}
+	canon := cur.Parsed.Canonical()
+	var norm string
+	if normalize {
+		norm = cur.Parsed.Normalized()
+	}
+	for i := len(s.Prior.Versions) - 1; i >= 0; i-- {
+		pv := &s.Prior.Versions[i]
+		if pv.Schema == nil || pv.Schema.Type() != cur.Parsed.Type() {
+			continue
+		}
+		if pv.Schema.Canonical() != canon && (!normalize || pv.Schema.Normalized() != norm) {
+			continue
+		}
+		if !registry {
+			return pv
+		}
+		if !slices.Equal(c.depKeys(cur.Format, pv.Deps), curDeps) {
+			continue
+		}
+		if set && (!sameJSON(meta, pv.Metadata) || len(pv.RuleSet) > 0 && !sameJSON(rules, pv.RuleSet)) {
+			continue
+		}
+		return pv
+	}
+	return nil
+}
+
+// depKeys are the canonical texts of resolved references deps (each
+// parsed with the ones before it; its text when it does not parse),
+// sorted: what two versions' references are compared by, whatever the
+// names they are referred to by. Protobuf's built-in imports
+// (google/protobuf/..., confluent/...) do not count.
+func (c *checker) depKeys(typ compat.SchemaType, deps []compat.Dependency) []string {
+	if len(deps) == 0 {
+		return nil
+	}
+	f := c.p.Formats[typ]
+	out := make([]string, 0, len(deps))
+	for i, d := range deps {
+		if typ == compat.Protobuf && (strings.HasPrefix(d.Name, "google/protobuf/") || strings.HasPrefix(d.Name, "confluent/")) {
+			// Built into the parser: a working tree never resolves
+			// them to a file, a registered version may reference them.
+			continue
+		}
+		key := d.Text
+		if f != nil {
+			if p, err := parseSafely(f, d.Text, deps[:i]); err == nil {
+				key = p.Canonical()
+			}
+		}
+		out = append(out, key)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sameJSON reports whether two data-contract objects are equal as JSON
+// values, members that are null or empty counting as absent.
+func sameJSON(a, b json.RawMessage) bool {
+	return reflect.DeepEqual(contractValue(a), contractValue(b))
+}
+
+func contractValue(raw json.RawMessage) any {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var prune func(v any) any
+	prune = func(v any) any {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if e = prune(e); e == nil {
+					delete(x, k)
+				} else {
+					x[k] = e
+				}
+			}
+			if len(x) == 0 {
+				return nil
+			}
+		case []any:
+			if len(x) == 0 {
+				return nil
+			}
+		}
+		return v
+	}
+	return prune(v)
+}
+
+// inGroup keeps the earlier versions in the candidate's compatibility
+// group, as registration does (the subject's config compatibilityGroup,
+// from the registry's state): those whose metadata property of that name
+// equals the candidate's, meta (absent equals absent).
+func (c *checker) inGroup(s *Subject, previous []compat.Previous, meta json.RawMessage) []compat.Previous {
+	st := c.states[s.Name]
+	if st == nil || st.CompatibilityGroup == "" || s.Prior == nil {
+		return previous
+	}
+	want, wantOK := metadataProperty(meta, st.CompatibilityGroup)
+	md := map[int]json.RawMessage{}
+	for _, pv := range s.Prior.Versions {
+		md[pv.Version] = pv.Metadata
+	}
+	var out []compat.Previous
+	for _, p := range previous {
+		if got, ok := metadataProperty(md[p.Version], st.CompatibilityGroup); ok == wantOK && got == want {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// metadataProperty is the value of metadata property name (Confluent
+// metadata's properties), and whether it is set.
+func metadataProperty(raw json.RawMessage, name string) (string, bool) {
+	var m struct {
+		Properties map[string]any `json:"properties"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return "", false
+	}
+	v, ok := m.Properties[name]
+	if !ok {
+		return "", false
+	}
+	str, _ := v.(string)
+	return str, true
 }

@@ -54,9 +54,11 @@ func TestProtobufProfile(t *testing.T) {
 }
 
 // TestProtobufProfileAgainstRegistry: against a registry, the subject's
-// governance policy protobufProfile applies unless its schemas entry sets
-// protobuf_profile; it wins over the top-level protobuf_profile, as the
-// registry's level wins over defaults.level.
+// governance policy protobufProfile decides (its default CONFLUENT when
+// unset), as registration judges with it: charter.yaml's protobuf_profile
+// (its entry's, else its top-level one) applies only when it is stricter
+// (WIRE_JSON over WIRE); one that differs otherwise is ignored with a
+// CONFIG_PROFILE_IGNORED notice, as a weaker level is.
 func TestProtobufProfileAgainstRegistry(t *testing.T) {
 	t.Parallel()
 	c, url := projecttest.Registry(t)
@@ -68,7 +70,7 @@ func TestProtobufProfileAgainstRegistry(t *testing.T) {
 	if _, err := c.SetPolicy(ctx, "", client.PolicyConfig{Rules: map[string]string{"OWNER_MISSING": "off", "SEMVER_MAJOR": "off"}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, subject := range []string{"order-value", "plain-value"} {
+	for _, subject := range []string{"order-value", "plain-value", "wire-value"} {
 		if _, err := c.Register(ctx, subject, client.NewSchema{Type: compat.Protobuf, Text: string(base)}); err != nil {
 			t.Fatal(err)
 		}
@@ -76,19 +78,28 @@ func TestProtobufProfileAgainstRegistry(t *testing.T) {
 	if _, err := c.SetPolicy(ctx, "order-value", client.PolicyConfig{ProtobufProfile: "WIRE_JSON"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.SetPolicy(ctx, "wire-value", client.PolicyConfig{ProtobufProfile: "WIRE"}); err != nil {
+		t.Fatal(err)
+	}
 	const (
-		number = "error PROTO_FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
-		name   = "error PROTO_FIELD_NO_DELETE_UNLESS_NAME_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
+		number  = "error PROTO_FIELD_NO_DELETE_UNLESS_NUMBER_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
+		name    = "error PROTO_FIELD_NO_DELETE_UNLESS_NAME_RESERVED order-value order.proto:5 .Order.note BACKWARD\n"
+		ignored = "notice CONFIG_PROFILE_IGNORED order-value charter.yaml:0\n"
 	)
 	for _, tc := range []struct {
 		name, config, want string
 	}{
 		{"the registry's policy", "schemas:\n  - files: \"*.proto\"\n", name + number},
-		{"over the top level", "protobuf_profile: CONFLUENT\nschemas:\n  - files: \"*.proto\"\n", name + number},
-		{"the entry wins", "schemas:\n  - files: \"*.proto\"\n    protobuf_profile: WIRE\n", number},
-		{"no policy: the top level", "protobuf_profile: WIRE\nschemas:\n  - files: \"*.proto\"\n    subject: plain-value\n",
-			strings.ReplaceAll(number, "order-value", "plain-value")},
+		{"over the top level", "protobuf_profile: CONFLUENT\nschemas:\n  - files: \"*.proto\"\n", name + number + ignored},
+		{"a weaker entry is ignored", "schemas:\n  - files: \"*.proto\"\n    protobuf_profile: WIRE\n", name + number + ignored},
+		{"the same profile", "schemas:\n  - files: \"*.proto\"\n    protobuf_profile: WIRE_JSON\n", name + number},
+		{"no policy: CONFLUENT, the top level ignored", "protobuf_profile: WIRE\nschemas:\n  - files: \"*.proto\"\n    subject: plain-value\n",
+			strings.ReplaceAll(ignored, "order-value", "plain-value")},
 		{"no policy, no setting", "schemas:\n  - files: \"*.proto\"\n    subject: plain-value\n", ""},
+		{"a stricter entry applies", "schemas:\n  - files: \"*.proto\"\n    subject: wire-value\n    protobuf_profile: WIRE_JSON\n",
+			strings.ReplaceAll(name+number, "order-value", "wire-value")},
+		{"CONFLUENT is not stricter than WIRE", "schemas:\n  - files: \"*.proto\"\n    subject: wire-value\n    protobuf_profile: CONFLUENT\n",
+			strings.ReplaceAll(number+ignored, "order-value", "wire-value")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -38,7 +38,9 @@
 // override sets, else, against a registry, the registry's own level for
 // the subject, else defaults.level. Protobuf subjects are checked with the
 // rule profile (CONFLUENT, WIRE or WIRE_JSON) that protobuf_profile gives
-// their schemas entry, else the top-level one, else CONFLUENT. It reports
+// their schemas entry, else the top-level one, else CONFLUENT; against a
+// registry the policy's protobufProfile decides, charter.yaml's applying
+// only when stricter (RuleProfileIgnored). It reports
 // the project rules of
 // [Rules] (unparsable schemas, format changes, subjects that disappear).
 // Every subject is then judged by the one gate (package action/gate) on the

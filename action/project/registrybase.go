@@ -58,7 +58,12 @@ type registryBaseline struct {
 // registry's, and it is transitive if the registry's is); a weaker one is
 // ignored, with a RuleLevelIgnored notice. Protobuf subjects
 // are checked with the rule profile of the registry's governance policy
-// (protobufProfile) unless their schemas entry sets protobuf_profile. A
+// (protobufProfile), or charter.yaml's protobuf_profile when it is
+// stricter (WIRE_JSON over WIRE; another is ignored with a
+// RuleProfileIgnored notice). Each version comes with its references
+// resolved (PriorVersion.Deps), which decide with its metadata whether
+// the working tree's schema is that version; the state gives the
+// subject's normalize, compatibilityGroup and next version number. A
 // registry without Charter's governance API (Confluent's) gives its
 // level through GET /config/{subject}?defaultToGlobal=true, the default
 // profile, CONFLUENT, and no state: charter.yaml's is used, as offline.
@@ -214,6 +219,7 @@ func (b *registryBaseline) subject(ctx context.Context, p *Project, refs *refCac
 		if err != nil {
 			return nil, fmt.Errorf("registry %s: %w", b.url, err)
 		}
+		pv.Deps = deps
 		if f, ok := p.Formats[v.Type]; !ok {
 			pv.Err = fmt.Errorf("no %s format in this build", v.Type)
 		} else {

@@ -17,7 +17,8 @@ const (
 	// RuleSubjectDuplicate: two files map to one subject.
 	RuleSubjectDuplicate = "SUBJECT_DUPLICATE"
 	// RuleSubjectFormatChanged: a subject's schema format differs from the
-	// baseline's.
+	// baseline's (a notice: the gate's SCHEMA_TYPE_CHANGED refuses it
+	// at levels other than NONE).
 	RuleSubjectFormatChanged = "SUBJECT_FORMAT_CHANGED"
 	// RuleSubjectRemoved: a subject of a tree baseline has no file any more.
 	RuleSubjectRemoved = "SUBJECT_REMOVED"
@@ -38,9 +39,9 @@ var projectRules = []rule.Rule{
 		Purpose: "Every schema file that charter.yaml maps must read, parse (with its references) and name a subject."},
 	{ID: RuleSubjectDuplicate, Category: rule.CategoryProject, Severity: rule.Error,
 		Purpose: "Each subject is defined by one file: two files mapping to one subject would register over each other."},
-	{ID: RuleSubjectFormatChanged, Category: rule.CategoryProject, Severity: rule.Error,
-		Purpose: "A subject keeps its schema format: data written as Avro cannot be read with a Protobuf or JSON schema.",
-		Source:  "Confluent Schema Registry rejects a schemaType that differs from the subject's latest version as incompatible."},
+	{ID: RuleSubjectFormatChanged, Category: rule.CategoryProject, Severity: rule.Notice,
+		Purpose: "A subject's schema format changes: data written as Avro cannot be read with a Protobuf or JSON schema. Level NONE accepts it, as the registry does; at any other level the change is refused with SCHEMA_TYPE_CHANGED, as registration refuses it.",
+		Source:  "Confluent Schema Registry accepts a schemaType that differs from the subject's earlier versions only at compatibility NONE."},
 	{ID: RuleSubjectRemoved, Category: rule.CategoryProject, Severity: rule.Warning,
 		Purpose: "A subject of the baseline has no file any more; the registry keeps it and its consumers until it is deleted there."},
 	{ID: RuleSubjectAdded, Category: rule.CategoryProject, Severity: rule.Notice,

@@ -64,10 +64,11 @@ engine, package action/gate): compatibility, consumer contracts, PII,
 deprecations and their TTLs and extensions, the removal guard, owners and
 reused removed names. Against the registry, with the governance state it
 holds for each subject (owner, policy, deprecations, readers, published
-contracts, dismissals, tags), its policy's severities and its level:
-charter.yaml's severities and levels may make a rule or the level
-stricter, never lower one the registry refuses with (a notice says so:
-CONFIG_SEVERITY_IGNORED, CONFIG_LEVEL_IGNORED). Offline (git:, dir:), with
+contracts, dismissals, tags), its policy's severities and Protobuf profile
+and its level: charter.yaml's severities, levels and protobuf_profile may
+make a rule, the level or the profile stricter, never lower or replace what
+the registry judges with (a notice says so: CONFIG_SEVERITY_IGNORED,
+CONFIG_LEVEL_IGNORED, CONFIG_PROFILE_IGNORED). Offline (git:, dir:), with
 the state charter.yaml gives: its contracts, its pii section, its
 severities (OWNER_MISSING only when charter.yaml names it) and its levels.
 The pacts charter.yaml lists are the repository's own: a pact reading a

@@ -181,7 +181,7 @@ func (f finding) String() string {
 
 // projectRules are check's own rules, about the working tree: the dry run
 // has no counterpart.
-var projectRules = []string{"SUBJECT_ADDED", "SUBJECT_REMOVED", "CONFIG_SEVERITY_IGNORED", "CONFIG_LEVEL_IGNORED", "CONFIG_PATTERN_UNMATCHED"}
+var projectRules = []string{"SUBJECT_ADDED", "SUBJECT_REMOVED", "SUBJECT_FORMAT_CHANGED", "CONFIG_SEVERITY_IGNORED", "CONFIG_LEVEL_IGNORED", "CONFIG_PROFILE_IGNORED", "CONFIG_PATTERN_UNMATCHED"}
 
 func sorted(fs []finding) []string {
 	var out []string
