@@ -307,3 +307,34 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 	})
 	return out, err
 }
+
+// FormatSerialized is the value of ?format= that change what a read of a
+// schema returns: "serialized" answers a Protobuf schema as its base64
+// FileDescriptorProto. Every other value ("", "default", "resolved", or
+// one Charter does not know) answers the stored text, as Confluent does
+// for a format a schema type does not have.
+const FormatSerialized = "serialized"
+
+// serializer is a parsed schema with a serialized form (Protobuf).
+type serializer interface{ Serialized() string }
+
+// FormattedText returns st's text as ?format=format asks (see
+// FormatSerialized). Errors: a stored schema that no longer parses.
+func (s *Service) FormattedText(ctx context.Context, st Schema, format string) (string, error) {
+	if format != FormatSerialized {
+		return st.Text, nil
+	}
+	var out string
+	err := s.view(ctx, "format schema", func(tx Tx) error {
+		p, err := s.parseStored(ctx, tx, st)
+		if err != nil {
+			return err
+		}
+		out = st.Text
+		if ser, ok := p.(serializer); ok {
+			out = ser.Serialized()
+		}
+		return nil
+	})
+	return out, err
+}

@@ -620,6 +620,9 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 			return v, st, ok, err
 		}
 	}
+	if v, st, ok, err := s.matchSerialized(ctx, tx, cand, versions, !noContract); err != nil || ok {
+		return v, st, ok, err
+	}
 	if noContract {
 		want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
 		for i := len(versions) - 1; i >= 0; i-- {
@@ -630,6 +633,58 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 			if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
 				return versions[i], st, true, nil
 			}
+		}
+	}
+	return SubjectVersion{}, Schema{}, false, nil
+}
+
+// serializedForm is a schema that can be sent in a serialized form (a
+// Protobuf FileDescriptorProto) whose stored text is the descriptor printed
+// as text.
+type serializedForm interface {
+	FromDescriptor() bool
+	InPrintedForm() bool
+	PrintedCanonical() string
+}
+
+// matchSerialized finds the version a schema sent serialized is, or that
+// was sent serialized: the same schema as text and as a descriptor is one
+// version (and ID), as in Confluent, whose stored Protobuf text is always
+// printed from the descriptor. Either cand came as a descriptor or the
+// stored version's text is a printed descriptor; both then compare by
+// their descriptors printed as text (field and element order kept, as
+// Confluent's canonical text keeps them), with the same type and
+// references (and, with contract, metadata and ruleSet).
+func (s *Service) matchSerialized(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, contract bool) (SubjectVersion, Schema, bool, error) {
+	cs, ok := cand.parsed.(serializedForm)
+	if !ok {
+		return SubjectVersion{}, Schema{}, false, nil
+	}
+	want := cs.PrintedCanonical()
+	if want == "" {
+		return SubjectVersion{}, Schema{}, false, nil
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		if st.Type != cand.schema.Type || !slices.Equal(st.References, cand.schema.References) {
+			continue
+		}
+		if contract && (!bytes.Equal(st.Metadata, cand.schema.Metadata) || !bytes.Equal(st.RuleSet, cand.schema.RuleSet)) {
+			continue
+		}
+		p, err := s.parseStored(ctx, tx, st)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		ps, ok := p.(serializedForm)
+		if !ok || ps.PrintedCanonical() != want {
+			continue
+		}
+		if cs.FromDescriptor() || ps.InPrintedForm() {
+			return versions[i], st, true, nil
 		}
 	}
 	return SubjectVersion{}, Schema{}, false, nil

@@ -127,6 +127,10 @@ type Schema struct {
 	// src holds the declaration line and comment of fields, read from
 	// the syntax trees before they are dropped (see Fields).
 	src map[protoreflect.FullName]fieldSource
+	// serialized is set when the schema was sent as a base64
+	// FileDescriptorProto.
+	serialized bool
+	printed    printed
 }
 
 var _ compat.Schema = (*Schema)(nil)

@@ -19,7 +19,8 @@ type schemaString struct {
 }
 
 // schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. Charter has
-// one context, so subject selects nothing; format has one rendering. The
+// one context, so subject selects nothing; format=serialized answers a
+// Protobuf schema as its base64 FileDescriptorProto (registry.FormattedText). The
 // encoded answer is cached per ID (schemas are immutable), so repeated
 // reads cost no store transaction; the cache forgets an ID when the
 // Service does.
@@ -30,8 +31,9 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
+	serialized := r.URL.Query().Get("format") == registry.FormatSerialized
 	cached, gen, ok := s.cachedByID(id)
-	if ok && !fetchMax {
+	if ok && !fetchMax && !serialized {
 		writeRaw(w, http.StatusOK, cached)
 		return
 	}
@@ -40,14 +42,23 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	text, err := s.svc.FormattedText(r.Context(), st, r.URL.Query().Get("format"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
 	out := schemaString{
-		Schema:     st.Text,
+		Schema:     text,
 		SchemaType: st.Type,
 		References: st.References,
 		Metadata:   st.Metadata,
 		RuleSet:    st.RuleSet,
 	}
-	if fetchMax {
+	if fetchMax || serialized {
+		if !fetchMax {
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
 		max, err := s.svc.MaxSchemaID(r.Context())
 		if err != nil {
 			writeError(w, r, s.log, err)
@@ -78,7 +89,12 @@ func (s *server) schemaTextByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, []byte(st.Text))
+	text, err := s.svc.FormattedText(r.Context(), st, r.URL.Query().Get("format"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, []byte(text))
 }
 
 // subjectsByID: GET /schemas/ids/{id}/subjects?subject&deleted&offset&limit.

@@ -170,25 +170,35 @@ func version(r *http.Request) (int, error) {
 	return registry.ParseVersion(r.PathValue("version"))
 }
 
-// getVersion: GET /subjects/{subject}/versions/{version}?deleted.
+// getVersion: GET /subjects/{subject}/versions/{version}?deleted&format.
 func (s *server) getVersion(w http.ResponseWriter, r *http.Request) {
 	ss, err := s.subjectVersion(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toEntity(ss))
+	e := toEntity(ss)
+	if e.Schema, err = s.svc.FormattedText(r.Context(), ss.Schema, r.URL.Query().Get("format")); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
 }
 
 // getVersionSchema: GET /subjects/{subject}/versions/{version}/schema →
-// the schema text itself.
+// the schema text itself (format as getVersion).
 func (s *server) getVersionSchema(w http.ResponseWriter, r *http.Request) {
 	ss, err := s.subjectVersion(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, []byte(ss.Schema.Text))
+	text, err := s.svc.FormattedText(r.Context(), ss.Schema, r.URL.Query().Get("format"))
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, []byte(text))
 }
 
 func (s *server) subjectVersion(r *http.Request) (registry.SubjectSchema, error) {
