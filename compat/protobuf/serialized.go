@@ -56,6 +56,10 @@ func parseDescriptor(fdp *descriptorpb.FileDescriptorProto, deps []compat.Depend
 	}
 	fdp = proto.Clone(fdp).(*descriptorpb.FileDescriptorProto)
 	fdp.SourceCodeInfo = nil
+	defaultJSONNames(fdp.GetExtension())
+	for _, m := range fdp.GetMessageType() {
+		defaultJSONNamesIn(m)
+	}
 	name := freeName(sources, fdp.GetName())
 	fdp.Name = proto.String(name)
 	file, err := compile(name, protocompile.SearchResult{Proto: fdp}, sources)
@@ -73,6 +77,27 @@ func parseDescriptor(fdp *descriptorpb.FileDescriptorProto, deps []compat.Depend
 	}
 	s.serialized = true
 	return s, nil
+}
+
+// defaultJSONNamesIn gives every field of m and of its nested messages
+// without a json_name (or with an empty one) its default JSON name, as
+// protoc does. Descriptors built by Python's protobuf runtime have none,
+// and the compiler would otherwise take each absent name for a custom ""
+// that conflicts with the next.
+func defaultJSONNamesIn(m *descriptorpb.DescriptorProto) {
+	defaultJSONNames(m.GetField())
+	defaultJSONNames(m.GetExtension())
+	for _, n := range m.GetNestedType() {
+		defaultJSONNamesIn(n)
+	}
+}
+
+func defaultJSONNames(fields []*descriptorpb.FieldDescriptorProto) {
+	for _, f := range fields {
+		if f.GetJsonName() == "" {
+			f.JsonName = proto.String(jsonCamelCase(f.GetName()))
+		}
+	}
 }
 
 // printFile prints a linked file as .proto text with protoprint.

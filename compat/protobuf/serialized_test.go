@@ -22,6 +22,7 @@ func serialize(t *testing.T, name, text string, deps []compat.Dependency) string
 	}
 	fdp := protodesc.ToFileDescriptorProto(s.Descriptor())
 	fdp.Name = proto.String(name)
+	stripDefaultJSONNames(fdp.GetMessageType())
 	b, err := proto.Marshal(fdp)
 	if err != nil {
 		t.Fatal(err)
@@ -130,4 +131,17 @@ func mustMarshal(t *testing.T, m proto.Message) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// stripDefaultJSONNames drops the json_name of fields that have the
+// default one, as descriptors built by Python's protobuf runtime have none.
+func stripDefaultJSONNames(msgs []*descriptorpb.DescriptorProto) {
+	for _, m := range msgs {
+		for _, f := range m.GetField() {
+			if f.GetJsonName() == jsonCamelCase(f.GetName()) {
+				f.JsonName = nil
+			}
+		}
+		stripDefaultJSONNames(m.GetNestedType())
+	}
 }

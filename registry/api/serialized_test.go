@@ -28,6 +28,7 @@ func descriptorOf(t *testing.T, name, text string, deps ...compat.Dependency) st
 	}
 	fdp := protodesc.ToFileDescriptorProto(s.Descriptor())
 	fdp.Name = proto.String(name)
+	stripDefaultJSONNames(fdp.GetMessageType())
 	b, err := proto.Marshal(fdp)
 	if err != nil {
 		t.Fatal(err)
@@ -211,4 +212,27 @@ func TestProtobufSerializedInvalid(t *testing.T) {
 		{method: "POST", path: "/subjects/x/versions", body: typed(compat.Protobuf, junk), status: 422, code: 42201, contains: []string{"neither .proto text", "FileDescriptorProto"}},
 		{method: "POST", path: "/subjects/x/versions", body: typed(compat.Protobuf, "message {"), status: 422, code: 42201, notContains: []string{"FileDescriptorProto"}},
 	})
+}
+
+// stripDefaultJSONNames drops the json_name of fields that have the
+// default one, as descriptors built by Python's protobuf runtime have none.
+func stripDefaultJSONNames(msgs []*descriptorpb.DescriptorProto) {
+	for _, m := range msgs {
+		for _, f := range m.GetField() {
+			if f.GetJsonName() == camel(f.GetName()) {
+				f.JsonName = nil
+			}
+		}
+		stripDefaultJSONNames(m.GetNestedType())
+	}
+}
+
+func camel(name string) string {
+	parts := strings.Split(name, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }
