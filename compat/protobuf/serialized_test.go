@@ -40,6 +40,7 @@ func TestSerializedRoundTrip(t *testing.T) {
 		{"simple", "syntax = \"proto3\";\npackage shop;\n\nmessage Order {\n  string id = 1;\n  repeated string lines = 2;\n  map<string, int32> counts = 3;\n  oneof payment { string card = 4; string iban = 5; }\n  Status status = 6;\n  enum Status { UNKNOWN = 0; PAID = 1; }\n  message Line { int32 qty = 1; }\n  Line first = 7;\n}\n", nil},
 		{"well-known types", "syntax = \"proto3\";\npackage shop;\nimport \"google/protobuf/timestamp.proto\";\nimport \"google/protobuf/wrappers.proto\";\nmessage Event {\n  google.protobuf.Timestamp at = 1;\n  google.protobuf.StringValue note = 2;\n}\n", nil},
 		{"reference", "syntax = \"proto3\";\npackage shop;\nimport \"common/money.proto\";\nmessage Payment {\n  common.Money amount = 1;\n  string ref = 2 [json_name = \"reference\"];\n}\n", deps},
+		{"custom options and services", "syntax = \"proto3\";\npackage shop;\nimport \"confluent/meta.proto\";\nimport \"google/protobuf/empty.proto\";\noption go_package = \"example.com/shop\";\nmessage Customer {\n  string email = 1 [(confluent.field_meta) = { doc: \"contact\", tags: [\"PII\"] }, deprecated = true];\n  reserved 2, 5 to 7;\n  reserved \"old\";\n  optional string nick_name = 3;\n}\nservice Customers {\n  rpc Get(google.protobuf.Empty) returns (Customer);\n}\n", nil},
 		{"proto2", "syntax = \"proto2\";\npackage legacy;\noption java_package = \"com.example\";\nmessage Item {\n  required string sku = 1;\n  optional int32 qty = 2 [default = 1];\n  extensions 100 to 199;\n}\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -236,3 +236,29 @@ func camel(name string) string {
 	}
 	return strings.Join(parts, "")
 }
+
+// TestProtobufSerializedOrder: a descriptor is the version of the text with
+// the same descriptor only, declaration order included (Confluent's
+// canonical text keeps it); normalize=true matches either order.
+func TestProtobufSerializedOrder(t *testing.T) {
+	// Type names qualified differently from Normalized's, so that no
+	// text's Normalized form is another's Canonical one.
+	const (
+		textAB = "syntax = \"proto3\";\npackage p;\nmessage M {\n}\nmessage N {\n  M a = 1;\n  string b = 2;\n}\n"
+		textBA = "syntax = \"proto3\";\npackage p;\nmessage M {\n}\nmessage N {\n  string b = 2;\n  M a = 1;\n}\n"
+	)
+	e := newEnvFormats(t, allFormats)
+	ab := typed(compat.Protobuf, descriptorOf(t, "n.proto", textAB))
+	ba := typed(compat.Protobuf, descriptorOf(t, "n.proto", textBA))
+	id := idOf(t, e.mustDo("POST", "/subjects/n/versions", typed(compat.Protobuf, textAB)))
+	if got := idOf(t, e.mustDo("POST", "/subjects/n/versions", ab)); got != id {
+		t.Fatalf("descriptor of the same text: id %d, want %d", got, id)
+	}
+	e.run([]step{
+		{method: "POST", path: "/subjects/n", body: ba, status: 404, code: 40403},
+		{method: "POST", path: "/subjects/n?normalize=true", body: ba, contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/n/versions", body: ba, contains: []string{`"id":` + itoa(int(id)+1)}},
+		{method: "GET", path: "/subjects/n/versions", json: `[1,2]`},
+		{method: "POST", path: "/subjects/n", body: typed(compat.Protobuf, textBA), contains: []string{`"version":2`}},
+	})
+}
