@@ -332,8 +332,21 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 
 // existingSchema finds the candidate's schema ID if its content is
 // registered under any subject.
+//
+// A Protobuf schema sent as text also finds the ID of the same schema sent
+// serialized under another subject (stored as the descriptor printed as
+// text, see matchSerialized), as Confluent, whose stored Protobuf text is
+// always the printed descriptor, does. The converse needs the printed form
+// of every stored text and is not looked for: a descriptor sent under
+// another subject than the text gets an ID of its own.
 func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool, error) {
 	existing, err := tx.SchemaByFingerprint(ctx, r.cand.schema.Fingerprint)
+	if cs, ok := r.cand.parsed.(serializedForm); ok && errors.Is(err, ErrNotFound) && !r.norm && !cs.FromDescriptor() {
+		if pc := cs.PrintedCanonical(); pc != "" && pc != r.cand.schema.Text {
+			st := r.cand.schema
+			existing, err = tx.SchemaByFingerprint(ctx, Fingerprint(st.Type, pc, st.References, st.Metadata, st.RuleSet))
+		}
+	}
 	if errors.Is(err, ErrNotFound) {
 		return Schema{}, false, nil
 	}

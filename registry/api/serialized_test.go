@@ -152,6 +152,16 @@ func TestProtobufSerializedForm(t *testing.T) {
 					t.Errorf("%s: printed form\n%s\nwant the stored text\n%s", path, printed.Canonical(), stored.Schema)
 				}
 			}
+			// Lookup answers with format too.
+			var looked struct {
+				Schema string `json:"schema"`
+			}
+			if err := json.Unmarshal([]byte(e.mustDo("POST", "/subjects/common?format=serialized", first)), &looked); err != nil {
+				t.Fatal(err)
+			}
+			if fdp := decodeBase64(t, looked.Schema); fdp.GetMessageType()[0].GetName() != "Address" {
+				t.Errorf("lookup ?format=serialized: %v", fdp)
+			}
 			// Without format, or with another value, the stored text.
 			for _, f := range []string{"", "?format=default", "?format=resolved", "?format=nonsense"} {
 				if got := e.mustDo("GET", "/subjects/orders-value/versions/1/schema"+f, ""); got != stored.Schema {
@@ -260,5 +270,21 @@ func TestProtobufSerializedOrder(t *testing.T) {
 		{method: "POST", path: "/subjects/n/versions", body: ba, contains: []string{`"id":` + itoa(int(id)+1)}},
 		{method: "GET", path: "/subjects/n/versions", json: `[1,2]`},
 		{method: "POST", path: "/subjects/n", body: typed(compat.Protobuf, textBA), contains: []string{`"version":2`}},
+	})
+}
+
+// TestProtobufSerializedAcrossSubjects: the text of a schema registered
+// serialized under another subject gets its ID (Confluent's stored text is
+// the printed descriptor); the converse is not looked for.
+func TestProtobufSerializedAcrossSubjects(t *testing.T) {
+	const text = "syntax = \"proto3\";\npackage p;\nmessage M {\n}\nmessage N {\n  .p.M a = 1;\n}\n"
+	e := newEnvFormats(t, allFormats)
+	id := idOf(t, e.mustDo("POST", "/subjects/a/versions", typed(compat.Protobuf, descriptorOf(t, "n.proto", text))))
+	if got := idOf(t, e.mustDo("POST", "/subjects/b/versions", typed(compat.Protobuf, text))); got != id {
+		t.Errorf("text under another subject: id %d, want %d", got, id)
+	}
+	e.run([]step{
+		{method: "GET", path: "/schemas/ids/" + itoa(int(id)) + "/versions", json: `[{"subject":"a","version":1},{"subject":"b","version":1}]`},
+		{method: "POST", path: "/subjects/b", body: typed(compat.Protobuf, text), contains: []string{`"id":` + itoa(int(id))}},
 	})
 }

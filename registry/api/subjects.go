@@ -112,7 +112,8 @@ func (s *server) register(w http.ResponseWriter, r *http.Request) {
 	}{ss.Schema.ID})
 }
 
-// lookupSchema: POST /subjects/{subject}?normalize&deleted → Schema entity.
+// lookupSchema: POST /subjects/{subject}?normalize&deleted&format → Schema
+// entity (format as getVersion).
 func (s *server) lookupSchema(w http.ResponseWriter, r *http.Request) {
 	var req schemaRequest
 	if err := s.decodeBody(w, r, &req); err != nil {
@@ -124,7 +125,12 @@ func (s *server) lookupSchema(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toEntity(ss))
+	e := toEntity(ss)
+	if e.Schema, err = s.svc.FormattedText(r.Context(), ss.Schema, r.URL.Query().Get("format")); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
 }
 
 // deleteSubject: DELETE /subjects/{subject}?permanent → [versions].
