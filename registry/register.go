@@ -677,38 +677,25 @@ func (s *Service) matchSerialized(ctx context.Context, tx Tx, cand candidate, ve
 	if want == "" {
 		return SubjectVersion{}, Schema{}, false, nil
 	}
-	for i := len(versions) - 1; i >= 0; i-- {
-		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
-		if err != nil {
-			return SubjectVersion{}, Schema{}, false, err
-		}
-		if st.Type != cand.schema.Type || !slices.Equal(st.References, cand.schema.References) {
-			continue
-		}
-		if contract && (!bytes.Equal(st.Metadata, cand.schema.Metadata) || !bytes.Equal(st.RuleSet, cand.schema.RuleSet)) {
-			continue
-		}
-		p, err := s.parseStored(ctx, tx, st)
-		if err != nil {
-			return SubjectVersion{}, Schema{}, false, err
-		}
+	return s.matchParsed(ctx, tx, cand, versions, contract, func(p compat.Schema) bool {
 		ps, ok := p.(serializedForm)
-		if !ok || ps.PrintedCanonical() != want {
-			continue
-		}
-		if cs.FromDescriptor() || ps.InPrintedForm() {
-			return versions[i], st, true, nil
-		}
-	}
-	return SubjectVersion{}, Schema{}, false, nil
+		return ok && ps.PrintedCanonical() == want && (cs.FromDescriptor() || ps.InPrintedForm())
+	})
 }
 
 // matchNormalized returns the newest of versions whose stored schema has
 // cand's type and references and the same Normalized text as cand; with
-// contract, its metadata and ruleSet must be cand's too. Stored schemas are
-// parsed through the parsed cache.
+// contract, its metadata and ruleSet must be cand's too.
 func (s *Service) matchNormalized(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, contract bool) (SubjectVersion, Schema, bool, error) {
 	want := cand.parsed.Normalized()
+	return s.matchParsed(ctx, tx, cand, versions, contract, func(p compat.Schema) bool { return p.Normalized() == want })
+}
+
+// matchParsed returns the newest of versions whose stored schema has
+// cand's type and references (with contract, its metadata and ruleSet
+// too) and whose parsed form (through the parsed cache) satisfies same.
+func (s *Service) matchParsed(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, contract bool,
+	same func(compat.Schema) bool) (SubjectVersion, Schema, bool, error) {
 	for i := len(versions) - 1; i >= 0; i-- {
 		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
 		if err != nil {
@@ -724,7 +711,7 @@ func (s *Service) matchNormalized(ctx context.Context, tx Tx, cand candidate, ve
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
-		if p.Normalized() == want {
+		if same(p) {
 			return versions[i], st, true, nil
 		}
 	}
