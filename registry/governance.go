@@ -934,69 +934,34 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 	if at.IsZero() {
 		at = s.now()
 	}
+	r, err := s.newRegistration(subject, req)
+	if err != nil {
+		return governance.CheckResult{}, err
+	}
 	out := governance.CheckResult{Subject: subject}
-	err := s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
-		subject, err := resolveAlias(ctx, tx, subject)
-		if err != nil {
+	err = s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
+		// The steps of registration up to its judgement (no mode check:
+		// a dry run writes nothing).
+		if err := r.prepare(ctx, tx); err != nil {
 			return err
 		}
-		out.Subject = subject
-		versions, err := subjectVersions(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
+		subject, versions, cfg, f, cand := r.subject, r.versions, r.cfg, r.format, r.cand
 		lv := live(versions)
-		req := req
-		if err := s.fillEmptySchema(ctx, tx, &req, lv); err != nil {
-			return err
-		}
-		f, err := s.checkRequest(&req)
-		if err != nil {
-			return err
-		}
-		cfg, err := effectiveConfig(ctx, tx, subject)
-		if err != nil {
-			return err
-		}
-		raw := req // before the config's contract merge, as registration's lookup
-		if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, lv); err != nil {
-			return err
-		}
-		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
-		if err != nil {
-			return err
-		}
+		out.Subject = subject
 		out.Version = 1
 		if len(versions) > 0 {
 			out.Version = versions[len(versions)-1].Version + 1
 		}
-		if existing, err := tx.SchemaByFingerprint(ctx, cand.schema.Fingerprint); err == nil {
-			for i := len(versions) - 1; i >= 0; i-- {
-				if !versions[i].Deleted && versions[i].SchemaID == existing.ID {
-					out.Version, out.Existing = versions[i].Version, true
-					break
-				}
-			}
-		} else if !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("look up schema by fingerprint: %w", err)
+		existing, found, err := r.existingSchema(ctx, tx)
+		if err != nil {
+			return err
 		}
-		if !out.Existing {
-			// The lookup registration runs next (registration.reuseVersion):
-			// the schema in canonical or normalized form, normalized on
-			// both sides with normalize, and without the contract when
-			// the request has none.
-			look := cand
-			if !hasDefaultsOrOverrides(cfg) {
-				look = withContract(cand, raw.Metadata, raw.RuleSet)
-			}
-			v, _, ok, err := s.findInSubject(ctx, tx, look, lv, normalize)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out.Version, out.Existing = v.Version, true
-			}
+		v, _, ok, err := r.existingVersion(ctx, tx, existing, found)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out.Version, out.Existing = v.Version, true
 		}
 		jr := judgeRequest{subject: subject, format: f, level: cfg.Compatibility, cand: cand,
 			version: out.Version, existing: out.Existing, now: at.UTC()}

@@ -203,16 +203,12 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err := checkIDAndVersion(req); err != nil {
 		return SubjectSchema{}, err
 	}
-	r := &registration{s: s, subject: subject, req: req,
-		contractOnly: strings.TrimSpace(req.Schema) == "" && hasContract(req)}
-	if !r.contractOnly {
-		var err error
-		if r.format, err = s.checkRequest(&r.req); err != nil {
-			return SubjectSchema{}, err
-		}
+	r, err := s.newRegistration(subject, req)
+	if err != nil {
+		return SubjectSchema{}, err
 	}
 	var created compat.Schema
-	err := s.update(ctx, "register schema", func(tx Tx) error {
+	err = s.update(ctx, "register schema", func(tx Tx) error {
 		var err error
 		created, err = r.run(ctx, tx)
 		return err
@@ -228,18 +224,27 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 }
 
 // registration is one Register call inside its transaction, in named
-// steps: prepare (mode, config, candidate), reuse an existing version,
-// or number, judge and store a new one. run may be called again when
-// the store retries the transaction: every step starts from the request.
+// steps: checkMode, prepare (config, versions, candidate), reuse an
+// existing version, or number, judge and store a new one. The dry run
+// (Governance.Check) runs the same steps up to the judgement. run may be
+// called again when the store retries the transaction: every step starts
+// from the subject and request as sent, which nothing changes.
 type registration struct {
-	s            *Service
-	subject      string
-	req          RegisterRequest
-	format       compat.Format
+	s *Service
+	// As sent: the subject named, the request (validated by
+	// checkRequest unless contractOnly) and its format.
+	asked        string
+	sent         RegisterRequest
+	sentFormat   compat.Format
 	contractOnly bool
 
-	// Set by prepare.
+	// Set by checkMode and prepare: the subject (alias resolved), the
+	// request with the config's metadata and rule set merged in, and
+	// its format.
 	mode     Mode
+	subject  string
+	req      RegisterRequest
+	format   compat.Format
 	cfg      Config
 	versions []SubjectVersion
 	raw      RegisterRequest // the request before the config's contract merge
@@ -249,10 +254,28 @@ type registration struct {
 	out SubjectSchema
 }
 
+// newRegistration validates what needs no store: a request with a schema
+// must name a known type and pass checkRequest (42201, 42209); one with
+// only a data contract takes the latest version's schema in prepare.
+func (s *Service) newRegistration(subject string, req RegisterRequest) (*registration, error) {
+	r := &registration{s: s, asked: subject, sent: req,
+		contractOnly: strings.TrimSpace(req.Schema) == "" && hasContract(req)}
+	if !r.contractOnly {
+		var err error
+		if r.sentFormat, err = s.checkRequest(&r.sent); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
 // run registers in tx and returns the parsed schema when it created a
 // new schema ID.
 func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 	r.out = SubjectSchema{}
+	if err := r.checkMode(ctx, tx); err != nil {
+		return nil, err
+	}
 	if err := r.prepare(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -276,26 +299,33 @@ func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 	return r.store(ctx, tx, existing, found, version, j)
 }
 
-// prepare checks the mode, reads the subject's config and versions and
-// builds the candidate (the config's metadata and rule set merged in).
-func (r *registration) prepare(ctx context.Context, tx Tx) error {
-	s, req := r.s, r.req
-	mode, err := effectiveMode(ctx, tx, r.subject)
+// checkMode refuses a write the subject's effective mode forbids (42205):
+// READONLY, an explicit id outside IMPORT, IMPORT without an id.
+func (r *registration) checkMode(ctx context.Context, tx Tx) error {
+	mode, err := effectiveMode(ctx, tx, r.asked)
 	if err != nil {
 		return err
 	}
-	if err := writable(r.subject, mode); err != nil {
+	if err := writable(r.asked, mode); err != nil {
 		return err
 	}
-	if req.ID > 0 && mode != ModeImport {
+	if r.sent.ID > 0 && mode != ModeImport {
 		return srerr.New(srerr.ErrOperationNotPermitted,
-			"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", r.subject)
+			"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", r.asked)
 	}
-	if req.ID <= 0 && mode == ModeImport {
+	if r.sent.ID <= 0 && mode == ModeImport {
 		return srerr.New(srerr.ErrOperationNotPermitted,
-			"Subject %s is in import mode: a schema id must be given", r.subject)
+			"Subject %s is in import mode: a schema id must be given", r.asked)
 	}
-	subject, err := resolveAlias(ctx, tx, r.subject)
+	r.mode = mode
+	return nil
+}
+
+// prepare reads the subject's config and versions and builds the
+// candidate (the config's metadata and rule set merged in).
+func (r *registration) prepare(ctx context.Context, tx Tx) error {
+	s, req := r.s, r.sent
+	subject, err := resolveAlias(ctx, tx, r.asked)
 	if err != nil {
 		return err
 	}
@@ -307,7 +337,7 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	if err != nil {
 		return err
 	}
-	f := r.format
+	f := r.sentFormat
 	if r.contractOnly {
 		if err := s.fillEmptySchema(ctx, tx, &req, live(versions)); err != nil {
 			return err
@@ -325,7 +355,7 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	if err != nil {
 		return err
 	}
-	r.mode, r.cfg, r.versions, r.raw, r.cand, r.norm = mode, cfg, versions, raw, cand, normalize
+	r.cfg, r.versions, r.raw, r.cand, r.norm = cfg, versions, raw, cand, normalize
 	r.subject, r.format, r.req = subject, f, req
 	return nil
 }
@@ -364,18 +394,29 @@ func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool,
 // candidate, as Confluent does (done true), after judging its
 // re-registration (the deprecation rules).
 func (r *registration) reuseVersion(ctx context.Context, tx Tx, existing Schema, found bool) (bool, error) {
+	v, st, ok, err := r.existingVersion(ctx, tx, existing, found)
+	if err != nil || !ok {
+		return false, err
+	}
+	r.out = SubjectSchema{Subject: r.subject, Version: v.Version, Schema: st}
+	return true, r.judgeExisting(ctx, tx, v.Version)
+}
+
+// existingVersion returns the live version that holds the candidate: the
+// one whose schema ID is existing's (found), else, outside IMPORT mode,
+// the one the lookup endpoint reports for this request.
+func (r *registration) existingVersion(ctx context.Context, tx Tx, existing Schema, found bool) (SubjectVersion, Schema, bool, error) {
 	if found {
 		for i := len(r.versions) - 1; i >= 0; i-- {
 			v := r.versions[i]
 			if v.Deleted || v.SchemaID != existing.ID || (r.req.Version > 0 && r.req.Version != v.Version) {
 				continue
 			}
-			r.out = SubjectSchema{Subject: r.subject, Version: v.Version, Schema: existing}
-			return true, r.judgeExisting(ctx, tx, v.Version)
+			return v, existing, true, nil
 		}
 	}
 	if r.mode == ModeImport {
-		return false, nil
+		return SubjectVersion{}, Schema{}, false, nil
 	}
 	// A live version that the lookup endpoint reports for this request
 	// is this schema: Confluent's register runs the same lookup first
@@ -388,10 +429,9 @@ func (r *registration) reuseVersion(ctx context.Context, tx Tx, existing Schema,
 	}
 	v, st, ok, err := r.s.findInSubject(ctx, tx, look, live(r.versions), r.norm)
 	if err != nil || !ok || (r.req.Version > 0 && r.req.Version != v.Version) {
-		return false, err
+		return SubjectVersion{}, Schema{}, false, err
 	}
-	r.out = SubjectSchema{Subject: r.subject, Version: v.Version, Schema: st}
-	return true, r.judgeExisting(ctx, tx, v.Version)
+	return v, st, true, nil
 }
 
 // judgeExisting runs the gate on the re-registration of version v: only
