@@ -77,14 +77,14 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	}
 	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{}}
 	svc.OnSchemaForgotten(s.evictByID)
-	mux := http.NewServeMux()
+	mux := &router{mux: http.NewServeMux(), s: s}
 	s.routes(mux)
-	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(withActor(mux)))))
+	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(withActor(mux.mux)))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;
 // URL-encoded characters, %2F included, arrive decoded in PathValue.
-func (s *server) routes(mux *http.ServeMux) {
+func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /{$}", s.root)
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /health/live", s.health)
@@ -133,7 +133,7 @@ func (s *server) routes(mux *http.ServeMux) {
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.
-	mux.Handle("/", s.fallback(mux))
+	mux.mux.Handle("/", s.fallback(mux.mux))
 }
 
 // fallback answers requests no endpoint takes.

@@ -17,7 +17,7 @@ import (
 // like the rest of Charter's own API; GET /openapi.json describes them.
 
 // contractRoutes registers the contract and lineage endpoints.
-func (s *server) contractRoutes(mux *http.ServeMux) {
+func (s *server) contractRoutes(mux *router) {
 	mux.HandleFunc("GET /governance/contracts", s.listContracts)
 	mux.HandleFunc("GET /governance/lineage/graph", s.lineageGraph)
 	mux.HandleFunc("GET /governance/lineage/pii", s.lineagePII)

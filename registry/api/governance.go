@@ -43,7 +43,7 @@ func withActor(next http.Handler) http.Handler {
 }
 
 // governanceRoutes registers the governance endpoints.
-func (s *server) governanceRoutes(mux *http.ServeMux) {
+func (s *server) governanceRoutes(mux *router) {
 	mux.HandleFunc("GET /openapi.json", s.openAPI)
 	mux.HandleFunc("GET /subjects/{subject}/metadata", s.latestWithMetadata)
 

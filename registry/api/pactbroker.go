@@ -42,7 +42,7 @@ import (
 const PactBrokerPrefix = "/pact-broker"
 
 // pactBrokerRoutes registers the Pact Broker endpoints.
-func (s *server) pactBrokerRoutes(mux *http.ServeMux) {
+func (s *server) pactBrokerRoutes(mux *router) {
 	const p = PactBrokerPrefix
 	mux.HandleFunc("GET "+p, s.pbIndex)
 	mux.HandleFunc("GET "+p+"/{$}", s.pbIndex)

@@ -1,0 +1,168 @@
+package api
+
+import (
+	"net/http"
+)
+
+// access says who may call an endpoint once authentication is on (see
+// authorize.go). Without an auth config every endpoint is open, as on a
+// loopback-only registry.
+type access struct {
+	kind accessKind
+	// team names the path value that holds the team a teamWrite acts for
+	// ("consumer", "service"); "" when the handler reads it from the body
+	// and calls requireTeam itself.
+	team string
+}
+
+type accessKind int
+
+const (
+	// public: no credentials ever (health probes).
+	public accessKind = iota
+	// read: GETs; anonymous callers too when the auth file says
+	// `anonymous: read`.
+	read
+	// check: a POST that changes nothing (lookup, compatibility, dry run,
+	// contract verification); treated as a read.
+	check
+	// owner: a write to one subject, by a member of the team that owns it
+	// (or, for an unowned subject under `unowned: claim`, any team member).
+	owner
+	// ownerSoftAdminPermanent: a delete, an owner's when soft, an admin's
+	// when ?permanent=true.
+	ownerSoftAdminPermanent
+	// teamWrite: a write a principal makes for one of its own teams
+	// (contracts, declared consumers).
+	teamWrite
+	// admin: global config, mode and policy, and everything else.
+	admin
+)
+
+func (k accessKind) String() string {
+	return [...]string{"public", "read", "check", "owner", "owner (soft) / admin (permanent)", "own team", "admin"}[k]
+}
+
+// routeAccess gives the access of every route pattern; router.HandleFunc
+// refuses a pattern missing here, so a new endpoint cannot be added
+// without saying who may call it.
+var routeAccess = map[string]access{
+	"GET /{$}":                 {kind: read},
+	"GET /health":              {kind: public},
+	"GET /health/live":         {kind: public},
+	"GET /health/ready":        {kind: public},
+	"GET /v1/metadata/id":      {kind: read},
+	"GET /v1/metadata/version": {kind: read},
+	"GET /contexts":            {kind: read},
+	"GET /openapi.json":        {kind: read},
+
+	"GET /subjects":                                           {kind: read},
+	"POST /subjects/{subject}":                                {kind: check},
+	"DELETE /subjects/{subject}":                              {kind: ownerSoftAdminPermanent},
+	"GET /subjects/{subject}/versions":                        {kind: read},
+	"POST /subjects/{subject}/versions":                       {kind: owner},
+	"GET /subjects/{subject}/versions/{version}":              {kind: read},
+	"DELETE /subjects/{subject}/versions/{version}":           {kind: ownerSoftAdminPermanent},
+	"GET /subjects/{subject}/versions/{version}/schema":       {kind: read},
+	"GET /subjects/{subject}/versions/{version}/referencedby": {kind: read},
+	"GET /subjects/{subject}/metadata":                        {kind: read},
+
+	"GET /schemas":                   {kind: read},
+	"GET /schemas/types":             {kind: read},
+	"GET /schemas/ids/{id}":          {kind: read},
+	"GET /schemas/ids/{id}/schema":   {kind: read},
+	"GET /schemas/ids/{id}/subjects": {kind: read},
+	"GET /schemas/ids/{id}/versions": {kind: read},
+
+	"GET /config":              {kind: read},
+	"PUT /config":              {kind: admin},
+	"DELETE /config":           {kind: admin},
+	"GET /config/{subject}":    {kind: read},
+	"PUT /config/{subject}":    {kind: owner},
+	"DELETE /config/{subject}": {kind: owner},
+
+	"GET /mode":              {kind: read},
+	"PUT /mode":              {kind: admin},
+	"DELETE /mode":           {kind: admin},
+	"GET /mode/{subject}":    {kind: read},
+	"PUT /mode/{subject}":    {kind: owner}, // IMPORT: admin (putMode)
+	"DELETE /mode/{subject}": {kind: owner},
+
+	"POST /compatibility/subjects/{subject}/versions":           {kind: check},
+	"POST /compatibility/subjects/{subject}/versions/{version}": {kind: check},
+
+	"GET /governance/rules":           {kind: read},
+	"GET /governance/policy":          {kind: read},
+	"PUT /governance/policy":          {kind: admin},
+	"DELETE /governance/policy":       {kind: admin},
+	"GET /governance/owners":          {kind: read},
+	"GET /governance/deprecations":    {kind: read},
+	"GET /governance/audit":           {kind: read},
+	"GET /governance/contracts":       {kind: read},
+	"GET /governance/lineage/graph":   {kind: read},
+	"GET /governance/lineage/pii":     {kind: read},
+	"GET /governance/lineage/changes": {kind: read},
+
+	"GET " + govSubject + "/owner":                                        {kind: read},
+	"PUT " + govSubject + "/owner":                                        {kind: owner},
+	"DELETE " + govSubject + "/owner":                                     {kind: owner},
+	"GET " + govSubject + "/policy":                                       {kind: read},
+	"PUT " + govSubject + "/policy":                                       {kind: owner},
+	"DELETE " + govSubject + "/policy":                                    {kind: owner},
+	"GET " + govSubject + "/policy/effective":                             {kind: read},
+	"GET " + govSubject + "/deprecations":                                 {kind: read},
+	"POST " + govSubject + "/deprecations":                                {kind: owner},
+	"GET " + govSubject + "/deprecations/{item}":                          {kind: read},
+	"DELETE " + govSubject + "/deprecations/{item}":                       {kind: owner},
+	"POST " + govSubject + "/deprecations/{item}/extensions":              {kind: owner},
+	"DELETE " + govSubject + "/deprecations/{item}/extensions/{consumer}": {kind: owner},
+	"GET " + govSubject + "/tags":                                         {kind: read},
+	"PUT " + govSubject + "/tags":                                         {kind: owner},
+	"DELETE " + govSubject + "/tags":                                      {kind: owner},
+	"GET " + govSubject + "/dismissals":                                   {kind: read},
+	"POST " + govSubject + "/dismissals":                                  {kind: owner},
+	"DELETE " + govSubject + "/dismissals/{field}":                        {kind: owner},
+	"GET " + govSubject + "/removed":                                      {kind: read},
+	"GET " + govSubject + "/changelog":                                    {kind: read},
+	"GET " + govSubject + "/state":                                        {kind: read},
+	"POST " + govSubject + "/check":                                       {kind: check},
+	"GET " + govSubject + "/contracts":                                    {kind: read},
+	"POST " + govSubject + "/contracts":                                   {kind: teamWrite}, // consumer in the body
+	"POST " + govSubject + "/contracts/verify":                            {kind: check},
+	"GET " + govSubject + "/contracts/{consumer}":                         {kind: read},
+	"DELETE " + govSubject + "/contracts/{consumer}":                      {kind: teamWrite, team: "consumer"},
+	"PUT " + govSubject + "/producers/{service}":                          {kind: owner},
+	"DELETE " + govSubject + "/producers/{service}":                       {kind: owner},
+	"PUT " + govSubject + "/consumers/{service}":                          {kind: teamWrite, team: "service"},
+	"DELETE " + govSubject + "/consumers/{service}":                       {kind: teamWrite, team: "service"},
+	"GET " + govSubject + "/impact":                                       {kind: read},
+	"GET " + govSubject + "/migrations":                                   {kind: read},
+
+	"GET " + PactBrokerPrefix:                         {kind: read},
+	"GET " + PactBrokerPrefix + "/{$}":                {kind: read},
+	"POST " + PactBrokerPrefix + "/contracts/publish": {kind: teamWrite}, // pacticipantName in the body
+	"PUT " + PactBrokerPrefix + "/pacts/provider/{provider}/consumer/{consumer}/version/{version}": {kind: teamWrite, team: "consumer"},
+	"GET " + PactBrokerPrefix + "/pacts/provider/{provider}/consumer/{consumer}/latest":            {kind: read},
+	"GET " + PactBrokerPrefix + "/matrix":                                                          {kind: read},
+	"GET " + PactBrokerPrefix + "/can-i-deploy":                                                    {kind: read},
+}
+
+// govSubject is the prefix of the per-subject governance endpoints.
+const govSubject = "/governance/subjects/{subject}"
+
+// router registers endpoints on a ServeMux, each wrapped in the
+// authorization its routeAccess entry gives.
+type router struct {
+	mux *http.ServeMux
+	s   *server
+}
+
+// HandleFunc registers h for pattern; it panics (at start-up, in every
+// test) when routeAccess has no entry for pattern.
+func (rt *router) HandleFunc(pattern string, h http.HandlerFunc) {
+	a, ok := routeAccess[pattern]
+	if !ok {
+		panic("api: route " + pattern + " has no entry in routeAccess (access.go)")
+	}
+	rt.mux.Handle(pattern, rt.s.authorize(a, h))
+}
