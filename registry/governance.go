@@ -893,6 +893,9 @@ func asOf(st *governance.SubjectState, now time.Time) {
 
 // Registered records what a registration changed (recordRegistration).
 func (gov *Governance) Registered(ctx context.Context, g GovernanceTx, r Registered) error {
+	if err := gov.claim(ctx, g, r.Subject); err != nil {
+		return err
+	}
 	return gov.s.recordRegistration(ctx, g, r.Subject, r.Version, r.ID, r.Result)
 }
 

@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/auth"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 	Version, Commit string
 	// ClusterID is reported by GET /v1/metadata/id (default "charter").
 	ClusterID string
+	// Auth, when set, authenticates every request and authorizes each
+	// endpoint as access.go says; nil leaves every endpoint open (a
+	// registry on a loopback address).
+	Auth *auth.Authenticator
 }
 
 // maxCachedResponses bounds the per-ID response cache.
@@ -79,7 +84,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	svc.OnSchemaForgotten(s.evictByID)
 	mux := &router{mux: http.NewServeMux(), s: s}
 	s.routes(mux)
-	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(withActor(mux.mux)))))
+	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;

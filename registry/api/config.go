@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
@@ -126,6 +127,9 @@ func (s *server) putMode(w http.ResponseWriter, r *http.Request) {
 	var req modeBody
 	if err := s.decodeBody(w, r, &req); err != nil {
 		writeError(w, r, s.log, err)
+		return
+	}
+	if strings.EqualFold(strings.TrimSpace(req.Mode), string(registry.ModeImport)) && !s.requireAdmin(w, r, "IMPORT mode") {
 		return
 	}
 	m, err := s.svc.SetMode(r.Context(), r.PathValue("subject"), req.Mode, boolParam(r, "force"))

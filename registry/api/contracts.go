@@ -63,6 +63,9 @@ func (s *server) publishContract(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	if !s.requireTeam(w, r, req.Consumer) {
+		return
+	}
 	out, err := s.svc.ContractRegistry().PublishContract(r.Context(), registry.PublishContractRequest{Subject: r.PathValue("subject"),
 		Consumer: req.Consumer, ConsumerVersion: req.ConsumerVersion, Branch: req.Branch, Pact: req.Pact})
 	s.answer(w, r, out, err)

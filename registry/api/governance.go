@@ -18,29 +18,8 @@ import (
 // Errors use Confluent's error body with Charter's codes (srerr: 40480,
 // 42280–42283).
 //
-// Who makes a change is read from the X-Charter-Actor header, else the
-// basic-auth user name, else "anonymous" (until Charter has
-// authentication, the header is trusted as it is); the audit log records
-// it.
-
-// ActorHeader names the request header that says who makes a change.
-const ActorHeader = "X-Charter-Actor"
-
-// withActor puts the request's actor into its context.
-func withActor(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		actor := strings.TrimSpace(r.Header.Get(ActorHeader))
-		if actor == "" {
-			if user, _, ok := r.BasicAuth(); ok {
-				actor = user
-			}
-		}
-		if actor != "" {
-			r = r.WithContext(registry.WithActor(r.Context(), actor))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
+// Who makes a change (the actor of audit entries) is set by identify
+// (authorize.go).
 
 // governanceRoutes registers the governance endpoints.
 func (s *server) governanceRoutes(mux *router) {
@@ -173,6 +152,9 @@ func (s *server) putOwner(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	if !s.mayAssignOwner(w, r, req.Team) {
+		return
+	}
 	out, err := s.svc.Governance().UpdateOwner(r.Context(), r.PathValue("subject"), registry.OwnerUpdate{Team: req.Team, Contact: req.Contact, Description: req.Description})
 	s.answer(w, r, out, err)
 }
@@ -297,6 +279,9 @@ func (s *server) grantExtension(w http.ResponseWriter, r *http.Request) {
 	if err := s.decodeBody(w, r, &req); err != nil {
 		writeError(w, r, s.log, err)
 		return
+	}
+	if p, ok := principal(r); ok {
+		req.Approver = p.Name // the approver is who grants, not a name in the body
 	}
 	out, err := s.svc.Governance().GrantExtension(r.Context(), r.PathValue("subject"), it, registry.ExtensionRequest{
 		Consumer: req.Consumer, Until: req.Until, Days: req.Days, Reason: req.Reason, Approver: req.Approver})

@@ -205,6 +205,9 @@ func (s *server) pbPublishContracts(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, srerr.New(srerr.ErrInvalidGovernance, "Invalid contract: no contracts to publish"))
 		return
 	}
+	if !s.requireTeam(w, r, req.PacticipantName) {
+		return
+	}
 	pacts := make([]json.RawMessage, len(req.Contracts))
 	for i, c := range req.Contracts {
 		if c.Specification != "" && c.Specification != "pact" {

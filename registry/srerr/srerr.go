@@ -27,6 +27,7 @@ func (e *Error) Error() string { return e.Message }
 // The Confluent error codes Charter uses.
 var (
 	ErrUnauthorized            = &Error{40101, 401, "UNAUTHORIZED", "Unauthorized"}
+	ErrForbidden               = &Error{40301, 403, "FORBIDDEN", "Forbidden"}
 	ErrSubjectNotFound         = &Error{40401, 404, "SUBJECT_NOT_FOUND", "Subject not found"}
 	ErrVersionNotFound         = &Error{40402, 404, "VERSION_NOT_FOUND", "Version not found"}
 	ErrSchemaNotFound          = &Error{40403, 404, "SCHEMA_NOT_FOUND", "Schema not found"}
@@ -59,9 +60,9 @@ var (
 	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
 )
 
-// Charter's own codes, for its governance API (/governance/...) and the
-// governance policy applied on register. They all end in 8x (40480,
-// 42280–42283): Confluent numbers its core errors xxx0x–xxx1x, the schema
+// Charter's own codes, for its governance API (/governance/...), the
+// governance policy applied on register and the rate limit. They all end
+// in 8x (40480, 42280–42283, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
 // exporters xxx5x–xxx6x (40450, 40950–40964) and the DEK registry xxx7x
 // (40470–40472, 40971, 42271, 50070), so a Confluent client such as
 // franz-go meets Charter's codes only as an unknown code with a message.
@@ -86,10 +87,14 @@ var (
 	// team, unknown rule ID, bad severity, TTL out of range, unknown
 	// field path).
 	ErrInvalidGovernance = &Error{42283, 422, "INVALID_GOVERNANCE_REQUEST", "Invalid governance request"}
+	// ErrRateLimited: the principal (or anonymous client) has used its
+	// request budget (the auth file's rate_limit); answered 429 with
+	// Retry-After.
+	ErrRateLimited = &Error{42980, 429, "RATE_LIMITED", "Too many requests"}
 )
 
 var all = []*Error{
-	ErrUnauthorized, ErrSubjectNotFound, ErrVersionNotFound, ErrSchemaNotFound,
+	ErrUnauthorized, ErrForbidden, ErrSubjectNotFound, ErrVersionNotFound, ErrSchemaNotFound,
 	ErrSubjectSoftDeleted, ErrSubjectNotSoftDeleted, ErrVersionSoftDeleted,
 	ErrVersionNotSoftDeleted, ErrSubjectConfigNotFound, ErrSubjectModeNotFound,
 	ErrNotFound, ErrMethodNotAllowed, ErrIncompatibleSchema, ErrInvalidSchema,
@@ -100,7 +105,7 @@ var all = []*Error{
 	ErrUnsupportedMediaType, ErrStore, ErrOperationTimeout,
 	ErrRequestForwardingFailed, ErrUnknownLeader,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
-	ErrRemovedFieldReused, ErrInvalidGovernance,
+	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
 }
 
 var byCode = func() map[int]*Error {
