@@ -5,6 +5,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,8 @@ type Config struct {
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	IdleTimeout       time.Duration
+	// Security is authentication and TLS.
+	Security
 }
 
 // Validate reports the first setting that cannot work, naming its flag:
@@ -68,6 +71,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid --max-body-bytes %d: want a positive number of bytes", c.MaxBodyBytes)
 	case c.MaxSchema <= 0:
 		return fmt.Errorf("invalid --max-schema-bytes %d: want a positive number of bytes", c.MaxSchema)
+	}
+	if err := c.Security.validate(); err != nil {
+		return err
 	}
 	for _, d := range []struct {
 		flag string
@@ -114,6 +120,12 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 					cfg.Listen = v
 				}
 			}
+			if f := cmd.Flags().Lookup("token"); f != nil && f.Changed {
+				return errors.New("--token is for commands that call a registry; the server's tokens live in the --auth-config file (see `charter auth token`)")
+			}
+			if !cmd.Flags().Changed("auth-config") {
+				cfg.AuthConfig = os.Getenv(EnvAuthConfig)
+			}
 			if !cmd.Flags().Changed("db") {
 				if v := os.Getenv(EnvDB); v != "" {
 					cfg.DB = v
@@ -143,6 +155,11 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", DefaultReadHeaderTimeout, "time a client has to send a request's headers")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", DefaultReadTimeout, "time a client has to send a whole request, body included")
 	f.DurationVar(&cfg.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "time an idle keep-alive connection stays open")
+	f.StringVar(&cfg.AuthConfig, "auth-config", "", "auth file (YAML: principals, teams, tokens, passwords, OIDC); without it only a loopback address is served (env "+EnvAuthConfig+")")
+	f.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve a non-loopback address without authentication (anyone who reaches it may change anything)")
+	f.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key, serve HTTPS")
+	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	f.StringVar(&cfg.TLSClientCA, "tls-client-ca", "", "CA bundle (PEM) for client certificates (mTLS): a certificate's CN or first SAN names the principal")
 	return cmd
 }
 
@@ -179,9 +196,33 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 			log.Error("close store", "error", err.Error())
 		}
 	}()
+	tlsCfg, reloadCert, err := cfg.tlsConfig()
+	if err != nil {
+		return err
+	}
+	authn, err := cfg.openAuth(ctx)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, unwrapSyscall(err))
+	}
+	if err := cfg.checkExposure(ln); err != nil {
+		ln.Close()
+		return err
+	}
+	reloads := map[string]func() error{}
+	if authn != nil {
+		reloads["auth config"] = func() error { return authn.Reload(ctx) }
+	}
+	if reloadCert != nil {
+		reloads["TLS certificate"] = reloadCert
+	}
+	reloadOnHangup(ctx, log, reloads)
+	scheme := "http"
+	if tlsCfg != nil {
+		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	version, commit := buildinfo.Get()
 	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
@@ -190,6 +231,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Version:      version,
 		Commit:       commit,
+		Auth:         authn,
 	})
 	srv := &http.Server{
 		Handler:           handler,
@@ -199,7 +241,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	addr := ln.Addr().String()
-	log.Info("charter serving", "addr", "http://"+addr, "db", cfg.DB, "version", version)
+	log.Info("charter serving", "addr", scheme+"://"+addr, "db", cfg.DB, "version", version, "auth", authn != nil)
 	if ready != nil {
 		ready(addr)
 	}
