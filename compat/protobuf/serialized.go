@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/charter-dev/charter/compat"
@@ -66,6 +67,9 @@ func parseDescriptor(fdp *descriptorpb.FileDescriptorProto, deps []compat.Depend
 	if err != nil {
 		return nil, fmt.Errorf("invalid Protobuf schema (serialized): %s", strings.TrimPrefix(err.Error(), "invalid Protobuf schema: "))
 	}
+	if err := validateDescriptor(fdp, file.Imports()); err != nil {
+		return nil, fmt.Errorf("invalid Protobuf schema (serialized): %v", err)
+	}
 	text, err := printFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("invalid Protobuf schema (serialized): %v", err)
@@ -98,6 +102,38 @@ func defaultJSONNames(fields []*descriptorpb.FieldDescriptorProto) {
 			f.JsonName = proto.String(jsonCamelCase(f.GetName()))
 		}
 	}
+}
+
+// validateDescriptor checks fdp as protodesc.NewFile does, against the
+// files it imports as they were linked. protocompile links a
+// FileDescriptorProto it is given with fewer checks than it applies to
+// source: it lets through, for example, an unknown syntax, an extension
+// with neither a name nor an extendee, or a field with neither a name nor
+// a type but with a default value, and the linked file it returns then
+// panics the printer (FuzzParseDescriptor found both).
+func validateDescriptor(fdp *descriptorpb.FileDescriptorProto, imports protoreflect.FileImports) error {
+	var deps protoregistry.Files
+	var register func(imports protoreflect.FileImports) error
+	register = func(imports protoreflect.FileImports) error {
+		for i := range imports.Len() {
+			imp := imports.Get(i).FileDescriptor
+			if _, err := deps.FindFileByPath(imp.Path()); err == nil {
+				continue
+			}
+			if err := register(imp.Imports()); err != nil {
+				return err
+			}
+			if err := deps.RegisterFile(imp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := register(imports); err != nil {
+		return err
+	}
+	_, err := protodesc.NewFile(fdp, &deps)
+	return err
 }
 
 // printFile prints a linked file as .proto text with protoprint.
