@@ -155,6 +155,8 @@ const govSubject = "/governance/subjects/{subject}"
 type router struct {
 	mux *http.ServeMux
 	s   *server
+	// patterns are the patterns registered, in order.
+	patterns []string
 }
 
 // HandleFunc registers h for pattern; it panics (at start-up, in every
@@ -164,5 +166,6 @@ func (rt *router) HandleFunc(pattern string, h http.HandlerFunc) {
 	if !ok {
 		panic("api: route " + pattern + " has no entry in routeAccess (access.go)")
 	}
+	rt.patterns = append(rt.patterns, pattern)
 	rt.mux.Handle(pattern, rt.s.authorize(a, h))
 }

@@ -59,3 +59,20 @@ var errSecret = errorString("disk secret exploded")
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
+
+// TestEveryAccessEntryIsARoute: routeAccess lists no pattern that no
+// route registers (a renamed route would leave its old rule behind).
+func TestEveryAccessEntryIsARoute(t *testing.T) {
+	registered := map[string]bool{}
+	for _, r := range Routes() {
+		registered[r.Pattern] = true
+	}
+	for p := range routeAccess {
+		if !registered[p] {
+			t.Errorf("routeAccess has %q, which no route registers", p)
+		}
+	}
+	if len(registered) != len(routeAccess) {
+		t.Errorf("%d routes registered, %d access entries", len(registered), len(routeAccess))
+	}
+}
