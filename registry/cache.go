@@ -52,6 +52,12 @@ func (c *parsedCache) remove(id int64) {
 	c.mu.Unlock()
 }
 
+func (c *parsedCache) clear() {
+	c.mu.Lock()
+	clear(c.m)
+	c.mu.Unlock()
+}
+
 // parseStored returns stored schema st parsed, from the cache when
 // possible. Its references are resolved inside tx. A stored schema that no
 // longer parses (for example, a type this server cannot parse) is 42201.

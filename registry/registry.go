@@ -3,7 +3,7 @@
 // semantics of Confluent Schema Registry.
 //
 // Persistence sits behind the narrow [Store] interface; backends live in
-// sub-packages (registry/sqlite, later registry/postgres) and all pass the
+// sub-packages (registry/sqlite, registry/postgres) and all pass the
 // same suite in registry/storetest.
 //
 // Governance (Charter issue 4) lives beside it: ownership, policies,

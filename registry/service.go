@@ -53,6 +53,7 @@ type Service struct {
 
 	forgetMu sync.RWMutex
 	onForget []func(id int64)
+	onDrop   []func() // OnCachesDropped
 }
 
 // OnSchemaForgotten registers fn to be called, after the commit, with
@@ -138,6 +139,11 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 	})
 	for _, o := range opts {
 		o(s)
+	}
+	// A store shared with other processes tells which cached schemas
+	// they made stale (invalidate.go).
+	if inv, ok := store.(Invalidator); ok {
+		inv.OnInvalidate(s.invalidate)
 	}
 	return s
 }

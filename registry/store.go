@@ -20,8 +20,13 @@ type Store interface {
 	// View runs fn in a read-only transaction.
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction. Updates are serialised
-	// with each other: what fn reads stays true until it returns. The
-	// transaction commits, durably, iff fn returns nil.
+	// with each other (across processes, for a store that several share):
+	// what fn reads stays true until it returns. The transaction commits,
+	// durably, iff fn returns nil. A store may run fn again after a
+	// failure that rolled the transaction back and that a retry may get
+	// past (registry/postgres: a serialization failure, a deadlock, a
+	// connection lost before a statement was sent), so fn must start from
+	// scratch on every call: assign its results, never accumulate them.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Close releases the store's resources.
 	Close() error
