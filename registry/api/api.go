@@ -13,11 +13,13 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/auth"
@@ -82,6 +84,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	}
 	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{}}
 	svc.OnSchemaForgotten(s.evictByID)
+	svc.OnCachesDropped(s.evictAllByID)
 	mux := &router{mux: http.NewServeMux(), s: s}
 	s.routes(mux)
 	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))
@@ -167,10 +170,18 @@ func (s *server) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
 }
 
-// ready answers UP when the store answers a read.
+// readyTimeout bounds the store read of GET /health/ready.
+const readyTimeout = 5 * time.Second
+
+// ready answers UP when the store answers a read within readyTimeout,
+// else 503 DOWN (the cause is logged, not answered: the endpoint is
+// public).
 func (s *server) ready(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.svc.MaxSchemaID(r.Context()); err != nil {
-		writeError(w, r, s.log, err)
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if _, err := s.svc.MaxSchemaID(ctx); err != nil {
+		s.log.WarnContext(r.Context(), "not ready: the store does not answer", "error", err.Error())
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "DOWN"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "UP"})
@@ -216,6 +227,14 @@ func (s *server) cacheByID(id int64, body []byte, gen uint64) {
 		clear(s.byID)
 	}
 	s.byID[id] = body
+}
+
+// evictAllByID forgets every cached answer.
+func (s *server) evictAllByID() {
+	s.byIDMu.Lock()
+	s.byIDGen++
+	clear(s.byID)
+	s.byIDMu.Unlock()
 }
 
 // evictByID forgets the cached answer for id.
