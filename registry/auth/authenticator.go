@@ -31,6 +31,9 @@ type Options struct {
 	// HTTPClient fetches an oidc jwks_url (default: a client with a
 	// 10 s timeout).
 	HTTPClient *http.Client
+	// JWKSRefetch is the least time between two fetches of a jwks_url
+	// caused by tokens naming a key ID it lacks (default 30 s).
+	JWKSRefetch time.Duration
 }
 
 // Authenticator authenticates requests against an auth file. It is safe
@@ -65,6 +68,9 @@ func Open(ctx context.Context, path string, opts Options) (*Authenticator, error
 	a := &Authenticator{path: path, opts: opts}
 	if a.opts.Now == nil {
 		a.opts.Now = time.Now
+	}
+	if a.opts.JWKSRefetch == 0 {
+		a.opts.JWKSRefetch = 30 * time.Second
 	}
 	if a.opts.HTTPClient == nil {
 		a.opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}

@@ -59,6 +59,16 @@ type PrincipalConfig struct {
 	PasswordBcrypt string `yaml:"password_bcrypt"`
 
 	line int
+	// keys maps each key of the entry to its line.
+	keys map[string]int
+}
+
+// lineOf is the line of the entry's key, else of the entry.
+func (p *PrincipalConfig) lineOf(key string) int {
+	if l, ok := p.keys[key]; ok {
+		return l
+	}
+	return p.line
 }
 
 // OIDCConfig accepts bearer JWTs signed by an identity provider.
@@ -96,6 +106,10 @@ func (p *PrincipalConfig) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	p.line = n.Line
+	p.keys = map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		p.keys[n.Content[i].Value] = n.Content[i].Line
+	}
 	return nil
 }
 
@@ -209,27 +223,27 @@ func (c *Config) validate(lines map[string]int) error {
 		seen := map[string]bool{}
 		for _, t := range p.Teams {
 			if err := validName(t); err != nil {
-				return lineError(p.line, "principal %q: team %q: %v", p.Name, t, err)
+				return lineError(p.lineOf("teams"), "principal %q: team %q: %v", p.Name, t, err)
 			}
 			if seen[t] {
-				return lineError(p.line, "principal %q: team %q is listed twice", p.Name, t)
+				return lineError(p.lineOf("teams"), "principal %q: team %q is listed twice", p.Name, t)
 			}
 			seen[t] = true
 		}
 		for i, h := range p.TokensSHA256 {
 			h = strings.ToLower(strings.TrimSpace(h))
 			if b, err := hex.DecodeString(h); err != nil || len(b) != 32 {
-				return lineError(p.line, "principal %q: tokens_sha256[%d] is not a hex SHA-256 digest (64 hex digits); `charter auth token` prints one", p.Name, i)
+				return lineError(p.lineOf("tokens_sha256"), "principal %q: tokens_sha256[%d] is not a hex SHA-256 digest (64 hex digits); `charter auth token` prints one", p.Name, i)
 			}
 			if other, dup := tokens[h]; dup {
-				return lineError(p.line, "principal %q: tokens_sha256[%d] is also a token of principal %q", p.Name, i, other)
+				return lineError(p.lineOf("tokens_sha256"), "principal %q: tokens_sha256[%d] is also a token of principal %q", p.Name, i, other)
 			}
 			tokens[h] = p.Name
 			p.TokensSHA256[i] = h
 		}
 		if p.PasswordBcrypt != "" {
 			if _, err := bcrypt.Cost([]byte(p.PasswordBcrypt)); err != nil {
-				return lineError(p.line, "principal %q: password_bcrypt is not a bcrypt hash (%v); `charter auth hash-password` prints one", p.Name, err)
+				return lineError(p.lineOf("password_bcrypt"), "principal %q: password_bcrypt is not a bcrypt hash (%v); `charter auth hash-password` prints one", p.Name, err)
 			}
 		}
 	}

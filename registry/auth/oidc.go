@@ -27,17 +27,14 @@ var signatureAlgorithms = []jose.SignatureAlgorithm{
 // jwtLeeway is the clock skew allowed on exp, nbf and iat.
 const jwtLeeway = time.Minute
 
-// jwksRefetchEvery bounds how often an unknown key ID refetches a
-// jwks_url.
-const jwksRefetchEvery = 30 * time.Second
-
 // maxJWKSBytes bounds a JWKS document.
 const maxJWKSBytes = 1 << 20
 
 type oidcVerifier struct {
-	cfg  *OIDCConfig
-	path string
-	hc   *http.Client
+	cfg     *OIDCConfig
+	path    string
+	hc      *http.Client
+	refetch time.Duration
 
 	mu        sync.Mutex
 	keys      *jose.JSONWebKeySet
@@ -45,7 +42,7 @@ type oidcVerifier struct {
 }
 
 func newOIDCVerifier(ctx context.Context, cfg *OIDCConfig, dir string, opts Options) (*oidcVerifier, error) {
-	v := &oidcVerifier{cfg: cfg, hc: opts.HTTPClient}
+	v := &oidcVerifier{cfg: cfg, hc: opts.HTTPClient, refetch: opts.JWKSRefetch}
 	if cfg.JWKSFile != "" {
 		v.path = cfg.JWKSFile
 		if !filepath.IsAbs(v.path) {
@@ -143,12 +140,12 @@ func (v *oidcVerifier) verify(ctx context.Context, token string, now time.Time) 
 }
 
 // keySet returns the keys to verify tok with, refetching a jwks_url
-// (at most every jwksRefetchEvery) when tok names a key ID it lacks.
+// (at most every Options.JWKSRefetch) when tok names a key ID it lacks.
 func (v *oidcVerifier) keySet(ctx context.Context, tok *jwt.JSONWebToken) *jose.JSONWebKeySet {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.cfg.JWKSURL == "" || len(tok.Headers) == 0 || len(v.keys.Key(tok.Headers[0].KeyID)) > 0 ||
-		time.Since(v.fetchedAt) < jwksRefetchEvery {
+		time.Since(v.fetchedAt) < v.refetch {
 		return v.keys
 	}
 	v.fetchedAt = time.Now()
