@@ -23,7 +23,6 @@ import (
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
-	"github.com/charter-dev/charter/registry/sqlite"
 )
 
 // Defaults and environment variables of `charter serve`. A flag beats its
@@ -49,7 +48,7 @@ const (
 // Config is what `charter serve` runs with.
 type Config struct {
 	Listen       string // host:port
-	DB           string // SQLite file path
+	DB           string // SQLite file path or postgres:// URL
 	LogLevel     string // debug, info, warn, error
 	LogFormat    string // text or json
 	MaxBodyBytes int64  // request body limit in bytes, > 0
@@ -61,11 +60,16 @@ type Config struct {
 	IdleTimeout       time.Duration
 	// Security is authentication and TLS.
 	Security
+	// Database is the database's settings beyond DB (database.go).
+	Database
 }
 
 // Validate reports the first setting that cannot work, naming its flag:
 // limits and timeouts must be positive (there is no "unlimited").
 func (c Config) Validate() error {
+	if err := c.Database.validate(); err != nil {
+		return err
+	}
 	switch {
 	case c.MaxBodyBytes <= 0:
 		return fmt.Errorf("invalid --max-body-bytes %d: want a positive number of bytes", c.MaxBodyBytes)
@@ -102,7 +106,12 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 		Use:   name,
 		Short: "Run the schema registry (Confluent-compatible REST API)",
 		Long: `Run the schema registry: a Confluent Schema Registry compatible REST API
-over an embedded SQLite database. Stops cleanly on SIGINT or SIGTERM.
+over an embedded SQLite database, or over PostgreSQL when --db is a
+postgres:// URL: any number of replicas may then share the database, behind
+a load balancer (--db-* flags tune the pool, timeouts, retries and the
+bound on cache staleness). Migrations are applied at start-up (replicas
+starting together wait for each other); --migrate-only applies them and
+exits. Stops cleanly on SIGINT or SIGTERM.
 
 Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the flags are not given.`,
 		Example: `  # A registry on 127.0.0.1:8081 with its data in ./charter.db
@@ -112,7 +121,13 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
   charter serve --listen :8081 --db /var/lib/charter/charter.db --log-format json
 
   # The same, configured by the environment (containers)
-  CHARTER_LISTEN=:8081 CHARTER_DB=/data/charter.db charter serve`,
+  CHARTER_LISTEN=:8081 CHARTER_DB=/data/charter.db charter serve
+
+  # A replica on PostgreSQL (run as many as you like on one database)
+  charter serve --listen :8081 --db 'postgres://charter:secret@db:5432/charter?sslmode=require'
+
+  # Deploy pipelines: migrate once, then roll the replicas
+  charter serve --migrate-only --db "$CHARTER_DB"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("listen") {
@@ -147,7 +162,8 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.Listen, "listen", DefaultListen, "address to listen on, host:port (env "+EnvListen+")")
-	f.StringVar(&cfg.DB, "db", DefaultDB, "SQLite database file, created if missing (env "+EnvDB+")")
+	f.StringVar(&cfg.DB, "db", DefaultDB, "SQLite database file, created if missing, or a postgres:// URL (env "+EnvDB+")")
+	addDatabaseFlags(f, &cfg.Database)
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes (> 0; larger bodies get 413)")
@@ -184,18 +200,19 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 // ends, then shuts down gracefully (open requests get ShutdownTimeout)
 // and closes the store. ready, when not nil, receives the bound address.
 func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr string)) error {
-	if err := checkDBPath(cfg.DB); err != nil {
-		return err
-	}
-	store, err := sqlite.Open(ctx, cfg.DB)
+	store, err := openStore(ctx, cfg, log)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return err
 	}
 	defer func() {
 		if err := store.Close(); err != nil {
 			log.Error("close store", "error", err.Error())
 		}
 	}()
+	if cfg.MigrateOnly {
+		log.Info("database migrated", "db", displayDB(cfg.DB))
+		return nil
+	}
 	tlsCfg, reloadCert, err := cfg.tlsConfig()
 	if err != nil {
 		return err
@@ -241,7 +258,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	addr := ln.Addr().String()
-	log.Info("charter serving", "addr", scheme+"://"+addr, "db", cfg.DB, "version", version, "auth", authn != nil)
+	log.Info("charter serving", "addr", scheme+"://"+addr, "db", displayDB(cfg.DB), "version", version, "auth", authn != nil)
 	if ready != nil {
 		ready(addr)
 	}
