@@ -148,7 +148,10 @@ func (s *Store) startInvalidation(ctx context.Context, cfg *pgx.ConnConfig) erro
 // listenConn opens a connection outside the pool and LISTENs on the
 // store's channel.
 func (s *Store) listenConn(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
-	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	cfg = cfg.Copy()
+	// pg_stat_activity tells the listener from the pool's connections.
+	cfg.RuntimeParams["application_name"] += " (invalidations)"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("listen for invalidations: %w", err)
 	}
