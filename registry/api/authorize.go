@@ -24,8 +24,9 @@ const ActorHeader = "X-Charter-Actor"
 const challenge = `Basic realm="charter", charset="UTF-8"`
 
 // identify puts who is asking into the request's context. Without an
-// Authenticator, the actor is whoever ActorHeader (or the basic-auth
-// user) claims. With one, it is the principal of the request's verified
+// Authenticator, the actor is the name of a verified TLS client
+// certificate (serve --tls-client-ca), else whoever ActorHeader (or the
+// basic-auth user) claims. With one, it is the principal of the request's verified
 // credentials (auth.PrincipalFrom), the actor of every audit entry; bad
 // credentials answer 401 (40101) and a used-up rate limit 429 (42980).
 func (s *server) identify(next http.Handler) http.Handler {
@@ -33,6 +34,9 @@ func (s *server) identify(next http.Handler) http.Handler {
 	if a == nil {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			actor := strings.TrimSpace(r.Header.Get(ActorHeader))
+			if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
+				actor = auth.CertName(r.TLS.VerifiedChains[0][0])
+			}
 			if actor == "" {
 				if user, _, ok := r.BasicAuth(); ok {
 					actor = user

@@ -158,7 +158,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (p Principal, ok bool, err
 		return p, true, nil
 	}
 	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
-		name := certName(r.TLS.VerifiedChains[0][0])
+		name := CertName(r.TLS.VerifiedChains[0][0])
 		if name == "" {
 			return Principal{}, false, fmt.Errorf("%w: the client certificate has no CN and no SAN to name a principal", ErrInvalidCredentials)
 		}
@@ -217,9 +217,9 @@ func (st *state) basicAuth(user, pass string) (Principal, error) {
 	return st.principal(user, nil, "basic"), nil
 }
 
-// certName is the principal name of a client certificate: its CN, else
-// its first DNS name, e-mail address or URI SAN.
-func certName(c *x509.Certificate) string {
+// CertName is the principal name of a client certificate: its CN, else
+// its first DNS name, e-mail address or URI SAN ("" when it has none).
+func CertName(c *x509.Certificate) string {
 	switch {
 	case c.Subject.CommonName != "":
 		return c.Subject.CommonName

@@ -172,11 +172,11 @@ func startServer(t *testing.T) *server {
 // startServerDB starts `charter serve --db db` on a free loopback port and
 // waits until GET / answers 200. It fails the test if the server does not
 // come up within 20 s.
-func startServerDB(t *testing.T, db string) *server {
+func startServerDB(t *testing.T, db string, args ...string) *server {
 	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := launch(charterBinary(t), db)
+		s, err := launch(charterBinary(t), db, args...)
 		if err == nil {
 			t.Cleanup(func() {
 				if t.Failed() {
@@ -194,7 +194,9 @@ func startServerDB(t *testing.T, db string) *server {
 	return nil
 }
 
-func launch(bin, db string) (*server, error) {
+// launch starts `charter serve --listen … --db db args…` and waits until
+// GET /health/ready (open with authentication on too) answers 200.
+func launch(bin, db string, args ...string) (*server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -206,7 +208,7 @@ func launch(bin, db string) (*server, error) {
 		output: &lockedBuffer{},
 		exited: make(chan struct{}),
 	}
-	s.cmd = exec.Command(bin, "serve", "--listen", addr, "--db", db)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--listen", addr, "--db", db}, args...)...)
 	s.cmd.Stdout = s.output
 	s.cmd.Stderr = s.output
 	s.cmd.Env = withoutCharterEnv(os.Environ())
@@ -226,7 +228,7 @@ func launch(bin, db string) (*server, error) {
 			return nil, fmt.Errorf("charter serve exited before answering (%v):\n%s", s.state, s.output.String())
 		default:
 		}
-		resp, err := client.Get(s.URL + "/")
+		resp, err := client.Get(s.URL + "/health/ready")
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -238,7 +240,7 @@ func launch(bin, db string) (*server, error) {
 	}
 	_ = s.cmd.Process.Kill()
 	<-s.exited
-	return nil, fmt.Errorf("charter serve on %s did not answer GET / with 200 within 20s:\n%s", addr, s.output.String())
+	return nil, fmt.Errorf("charter serve on %s did not answer GET /health/ready with 200 within 20s:\n%s", addr, s.output.String())
 }
 
 // withoutCharterEnv drops CHARTER_* variables so that only the flags we pass

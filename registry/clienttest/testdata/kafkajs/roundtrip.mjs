@@ -3,6 +3,10 @@
 //
 //   node roundtrip.mjs http://127.0.0.1:8081
 //
+// With REGISTRY_USER and REGISTRY_PASSWORD set, every request carries HTTP
+// basic credentials (the client's own `auth` option); with REGISTRY_TOKEN,
+// a bearer token (through the client's `middlewares` option).
+//
 // Prints one line per check and exits 1 on the first mismatch (2 on bad usage).
 import assert from 'node:assert/strict';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
@@ -29,14 +33,24 @@ const v2 = { ...v1, fields: [...v1.fields, { name: 'currency', type: 'string', d
 // bad adds a field without a default: not BACKWARD compatible.
 const bad = { ...v1, fields: [...v1.fields, { name: 'amount', type: 'double' }] };
 
+// clientArgs are the SchemaRegistry options of every client made here.
+const clientArgs = { host: url, retry: { retries: 0 } };
+const authHeaders = {};
+if (process.env.REGISTRY_USER) {
+  clientArgs.auth = { username: process.env.REGISTRY_USER, password: process.env.REGISTRY_PASSWORD ?? '' };
+  authHeaders.Authorization = 'Basic ' + Buffer.from(`${clientArgs.auth.username}:${clientArgs.auth.password}`).toString('base64');
+} else if (process.env.REGISTRY_TOKEN) {
+  authHeaders.Authorization = `Bearer ${process.env.REGISTRY_TOKEN}`;
+  clientArgs.middlewares = [() => ({ request: (req) => req.enhance({ headers: { Authorization: authHeaders.Authorization } }) })];
+}
+
 const avro = (schema) => ({ type: SchemaType.AVRO, schema: JSON.stringify(schema) });
-const noRetry = { retries: 0 };
 
 // raw calls the REST API directly, to check what the client relies on.
 async function raw(method, path, body) {
   const res = await fetch(url + path, {
     method,
-    headers: { 'Content-Type': 'application/vnd.schemaregistry.v1+json' },
+    headers: { 'Content-Type': 'application/vnd.schemaregistry.v1+json', ...authHeaders },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -60,7 +74,7 @@ async function step(name, fn) {
   }
 }
 
-const registry = new SchemaRegistry({ host: url, retry: noRetry });
+const registry = new SchemaRegistry(clientArgs);
 let id1;
 let id2;
 let message1;
@@ -80,13 +94,13 @@ await step('register v1 (first registration also PUTs the subject config)', asyn
 });
 
 await step('register v1 again, from a client with an empty cache: same id', async () => {
-  const fresh = new SchemaRegistry({ host: url, retry: noRetry });
+  const fresh = new SchemaRegistry(clientArgs);
   const { id } = await fresh.register(avro(v1), { subject });
   assert.equal(id, id1);
 });
 
 await step('look up ids: by subject+version, latest, by schema', async () => {
-  const fresh = new SchemaRegistry({ host: url, retry: noRetry });
+  const fresh = new SchemaRegistry(clientArgs);
   assert.equal(await fresh.getRegistryId(subject, 1), id1);
   assert.equal(await fresh.getRegistryId(subject, 'latest'), id1);
   assert.equal(await fresh.getLatestSchemaId(subject), id1);
@@ -99,7 +113,7 @@ await step('encode and decode a record with v1', async () => {
   assert.equal(message1[0], 0, 'magic byte');
   assert.equal(message1.readInt32BE(1), id1, 'schema id in the wire header');
   // A client that has never seen the schema fetches it by id.
-  const fresh = new SchemaRegistry({ host: url, retry: noRetry });
+  const fresh = new SchemaRegistry(clientArgs);
   assert.deepEqual({ ...(await fresh.decode(message1)) }, record);
   const schema = await fresh.getSchema(id1);
   assert.equal(schema.name, 'com.example.kafkajs.Order');
@@ -129,7 +143,7 @@ await step('register v2 (adds a field with a default): new id, version 2', async
 });
 
 await step('decode v1 bytes with v2 as reader schema: default filled', async () => {
-  const fresh = new SchemaRegistry({ host: url, retry: noRetry });
+  const fresh = new SchemaRegistry(clientArgs);
   const reader = await fresh.getSchema(id2);
   const got = await fresh.decode(message1, { [SchemaType.AVRO]: { readerSchema: reader } });
   assert.deepEqual({ ...got }, { id: 1001, customer: 'Zoë', tags: ['a', 'b'], currency: 'EUR' });
