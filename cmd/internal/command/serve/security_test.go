@@ -38,7 +38,9 @@ func start(t *testing.T, cfg serve.Config) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- serve.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { ready <- a }) }()
+	go func() {
+		done <- serve.Run(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(a string) { ready <- a })
+	}()
 	select {
 	case a := <-ready:
 		t.Cleanup(func() {
