@@ -18,6 +18,7 @@ require (
 	github.com/xiatechs/jsonata-go v1.8.8
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 	golang.org/x/text v0.44.0
 	golang.org/x/time v0.16.0
 	google.golang.org/protobuf v1.34.2

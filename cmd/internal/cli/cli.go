@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/audit"
+	authcmd "github.com/charter-dev/charter/cmd/internal/command/auth"
 	"github.com/charter-dev/charter/cmd/internal/command/changelog"
 	"github.com/charter-dev/charter/cmd/internal/command/check"
 	"github.com/charter-dev/charter/cmd/internal/command/completion"
@@ -59,6 +60,9 @@ var ErrViolations = rule.ErrFailed
 // Env is what the command tree talks to.
 type Env struct {
 	Stdout, Stderr io.Writer
+	// Stdin, when set, replaces os.Stdin (`charter auth hash-password`
+	// reads it).
+	Stdin io.Reader
 	// Ready, when set, receives the address `charter serve` listens on.
 	Ready func(addr string)
 }
@@ -75,11 +79,15 @@ func NewRootCommand(env Env) *cobra.Command {
 	}
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
+	if env.Stdin != nil {
+		root.SetIn(env.Stdin)
+	}
 	global.AddFlags(root.PersistentFlags())
 	root.CompletionOptions.DisableDefaultCmd = true // `charter completion` below
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
 		version.NewCommand("version"),
+		authcmd.NewCommand("auth"),
 		upcastcmd.NewCommand("upcast", upcastcmd.Deps{ErrViolations: ErrViolations}),
 		contracts.NewCommand("contracts", contracts.Deps{ErrViolations: ErrViolations}),
 		initcmd.NewCommand("init"),
@@ -140,16 +148,23 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 }
 
 // Run runs the command line args and returns the process exit code.
-// Errors print as one line on stderr: `charter: <error>`.
+// Errors print as one line on stderr: `charter: <error>`; a registry's
+// 401 or 403, or its certificate not trusted, as the line global.Explain
+// makes, naming the registry.
 func Run(ctx context.Context, args []string, env Env) int {
 	root := NewRootCommand(env)
 	root.SetArgs(args)
+	ctx = global.WithTrail(ctx)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK
 	}
 	if !errors.Is(err, ErrViolations) {
-		fmt.Fprintf(env.Stderr, "charter: %v\n", err)
+		msg := err.Error()
+		if line, ok := global.Explain(ctx, err); ok {
+			msg = line
+		}
+		fmt.Fprintf(env.Stderr, "charter: %s\n", msg)
 	}
 	return exitCode(err)
 }

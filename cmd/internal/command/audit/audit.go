@@ -15,17 +15,15 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-const cmdName = "audit"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: 30 s timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the audit command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	var (
 		q            client.AuditQuery
 		since, until string

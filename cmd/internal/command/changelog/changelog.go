@@ -17,17 +17,15 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-const cmdName = "changelog"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: 30 s timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the changelog command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	cmd := &cobra.Command{
 		Use:   name + " SUBJECT",
 		Short: "Print a subject's changelog: semantic versions and changes per version",

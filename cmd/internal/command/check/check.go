@@ -197,7 +197,7 @@ func baselineFor(cmd *cobra.Command, p *project.Project, o options) (project.Bas
 	if url == "" {
 		return nil, fmt.Errorf("%w: pass --against git:REF or dir:PATH, or set a registry (--registry, %s or registry: in %s)", ErrNoBaseline, EnvRegistryURL, p.ConfigPath)
 	}
-	c, err := global.NewClient(cmd, url)
+	c, err := global.Connect(cmd, global.Target{URL: url})
 	if err != nil {
 		return nil, fmt.Errorf("registry %q: %w", url, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 
@@ -49,7 +48,7 @@ use 'charter contracts verify' or the registry's gate to fail a build.`,
 	f.StringVar(&fl.consumerVersion, "consumer-version", "", "the consumer application's version, e.g. a release or a commit (required)")
 	f.StringVar(&fl.branch, "branch", "", "the consumer's branch")
 	f.StringVar(&fl.consumer, "consumer", "", "consumer name (default: the pact's consumer)")
-	f.StringVar(&fl.actor, "actor", "", "who publishes, recorded in the audit log (default $"+global.EnvActor+", then $USER)")
+	f.StringVar(&fl.actor, "actor", "", global.ActorUsage)
 	return cmd
 }
 
@@ -116,16 +115,8 @@ func writePublished(w io.Writer, r client.ContractRecord) error {
 	return err
 }
 
-// registryClient returns the client of the global --registry with the
-// global token and who acts.
+// registryClient returns the client of the global --registry (see
+// global.Connect) with who acts.
 func registryClient(cmd *cobra.Command, actor string) (*client.Client, error) {
-	if actor == "" {
-		actor = global.Actor(cmd)
-	}
-	hc := &http.Client{Timeout: global.Timeout}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-contracts")}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
+	return global.Connect(cmd, global.Target{Actor: strings.TrimSpace(actor)})
 }

@@ -18,17 +18,15 @@ import (
 	"github.com/charter-dev/charter/registry/governance"
 )
 
-const cmdName = "deprecate"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: 30 s timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the deprecate command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	var (
 		reason, replacement string
 		ttl                 int

@@ -19,17 +19,15 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-const cmdName = "dismiss"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: global.Timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the dismiss command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	var (
 		pattern, reason string
 		list, undo      bool

@@ -17,17 +17,15 @@ import (
 	"github.com/charter-dev/charter/registry/governance"
 )
 
-const cmdName = "extend"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: 30 s timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the extend command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	var (
 		consumer, reason, approver, until string
 		days                              int

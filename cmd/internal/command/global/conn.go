@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,43 +22,30 @@ type Conn struct {
 	// Format is the output format Client read from the global --output.
 	Format string
 
-	name string
-	hc   *http.Client
+	hc *http.Client
 }
 
-// NewConn returns the Conn of command name (sent in the User-Agent); hc nil
-// means an http.Client with Timeout.
-func NewConn(name string, hc *http.Client) *Conn {
-	return &Conn{name: name, hc: hc}
+// NewConn returns a Conn whose clients talk through hc; nil means
+// Connect's http.Client (Timeout, the CA file).
+func NewConn(hc *http.Client) *Conn {
+	return &Conn{hc: hc}
 }
 
 // Flags adds --actor to cmd.
 func (c *Conn) Flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&c.Actor, FlagActor, "", actorUsage)
+	cmd.Flags().StringVar(&c.Actor, FlagActor, "", ActorUsage)
 }
 
-// Client returns the registry client (global --registry and --token, the
-// actor) after reading the global --output format, one of formats, into
-// Format.
+// Client returns the registry client (see Connect: the global flags, the
+// actor, the injected http.Client) after reading the global --output
+// format, one of formats, into Format.
 func (c *Conn) Client(cmd *cobra.Command, formats ...string) (*client.Client, error) {
 	f, err := Output(cmd, formats...)
 	if err != nil {
 		return nil, err
 	}
 	c.Format = f
-	actor := c.Actor
-	if actor == "" {
-		actor = Actor(cmd)
-	}
-	hc := c.hc
-	if hc == nil {
-		hc = &http.Client{Timeout: Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithActor(actor), client.WithUserAgent("charter-" + c.name)}
-	if t := Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(RegistryURL(cmd), opts...)
+	return Connect(cmd, Target{Actor: strings.TrimSpace(c.Actor), HTTPClient: c.hc})
 }
 
 // WriteJSON writes v as indented JSON without HTML escaping.

@@ -1,6 +1,7 @@
 // Package global holds what every charter command shares: the root's
-// persistent flags --registry, --token and --output (-o), their
-// environment variables, and the registry client built from them.
+// persistent flags --registry, --token, --user, --ca-file and --output
+// (-o), their environment variables, and the registry client built from
+// them (Connect).
 //
 // A flag beats its environment variable; for the registry URL, both beat
 // the registry named in the nearest charter.yaml, which beats
@@ -9,7 +10,6 @@ package global
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/charter-dev/charter/action/project"
-	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/registry/client"
 )
@@ -27,16 +26,25 @@ import (
 const (
 	FlagRegistry = "registry"
 	FlagToken    = "token"
+	FlagUser     = "user"
+	FlagCAFile   = "ca-file"
 	FlagOutput   = "output"
 	FlagActor    = "actor"
 
 	EnvRegistryURL = "CHARTER_REGISTRY_URL"
 	EnvToken       = "CHARTER_TOKEN"
+	EnvUser        = "CHARTER_USER"
+	// EnvPassword is the password of --user: there is no flag for it, so
+	// that it stays out of shell history and process lists.
+	EnvPassword = "CHARTER_PASSWORD"
+	EnvCAFile   = "CHARTER_CA_FILE"
 	// EnvActor sets --actor when the flag is not given.
 	EnvActor = "CHARTER_ACTOR"
 )
 
-const actorUsage = "who makes the change, recorded in the audit log (default $" + EnvActor + ", then $USER)"
+// ActorUsage is the help of every --actor flag.
+const ActorUsage = "who makes the change, recorded in the audit log of a registry without authentication (default $" + EnvActor +
+	", then $USER); a registry with authentication ignores it and records the authenticated principal"
 
 // DefaultRegistry is the registry URL registry commands use when no flag,
 // environment variable or charter.yaml names one.
@@ -48,7 +56,9 @@ const Timeout = 60 * time.Second
 // AddFlags registers the global flags on fs (the root's persistent flags).
 func AddFlags(fs *pflag.FlagSet) {
 	fs.String(FlagRegistry, "", "registry URL (default $"+EnvRegistryURL+", then charter.yaml's registry, then "+DefaultRegistry+")")
-	fs.String(FlagToken, "", "bearer token sent to the registry (default $"+EnvToken+")")
+	fs.String(FlagToken, "", "bearer token sent to the registry (default $"+EnvToken+"; `charter auth token` makes one)")
+	fs.String(FlagUser, "", "HTTP basic user sent to the registry (default $"+EnvUser+"); the password is read from $"+EnvPassword+" only, never a flag")
+	fs.String(FlagCAFile, "", "PEM file of CAs trusted for an https registry, besides the system's (default $"+EnvCAFile+")")
 	fs.StringP(FlagOutput, "o", "text", "output format: text or json (check, diff and rules also take github, markdown and sarif)")
 }
 
@@ -84,18 +94,10 @@ func RegistryURL(cmd *cobra.Command) string {
 	return DefaultRegistry
 }
 
-// Token returns --token, else $CHARTER_TOKEN.
-func Token(cmd *cobra.Command) string {
-	if v, set := flag(cmd, FlagToken); set && v != "" {
-		return v
-	}
-	return os.Getenv(EnvToken)
-}
-
 // AddActorFlag adds --actor to a command that changes the registry, so
 // that the audit log names who made the change (see Actor).
 func AddActorFlag(cmd *cobra.Command) {
-	cmd.Flags().String(FlagActor, "", actorUsage)
+	cmd.Flags().String(FlagActor, "", ActorUsage)
 }
 
 // Actor returns who acts, sent to the registry in the X-Charter-Actor
@@ -111,28 +113,9 @@ func Actor(cmd *cobra.Command) string {
 	return os.Getenv("USER")
 }
 
-// NewClient returns a client of url with the global token, who acts
-// (Actor) and Charter's user agent.
-func NewClient(cmd *cobra.Command, url string) (*client.Client, error) {
-	version, _ := buildinfo.Get()
-	opts := []client.Option{
-		client.WithUserAgent("charter/" + version),
-		client.WithHTTPClient(&http.Client{Timeout: Timeout}),
-		client.WithActor(Actor(cmd)),
-	}
-	if t := Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	c, err := client.New(url, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// Client returns a client of RegistryURL.
+// Client returns the client of RegistryURL (see Connect).
 func Client(cmd *cobra.Command) (*client.Client, error) {
-	return NewClient(cmd, RegistryURL(cmd))
+	return Connect(cmd, Target{})
 }
 
 // Output returns the --output format, lower-cased, after checking that it

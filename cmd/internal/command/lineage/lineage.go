@@ -24,7 +24,7 @@ import (
 
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: global.Timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
@@ -291,15 +291,7 @@ func connect(cmd *cobra.Command, deps Deps) (string, *client.Client, error) {
 }
 
 func newClient(cmd *cobra.Command, deps Deps) (*client.Client, error) {
-	hc := deps.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: global.Timeout}
-	}
-	opts := []client.Option{client.WithHTTPClient(hc), client.WithUserAgent("charter-lineage")}
-	if t := global.Token(cmd); t != "" {
-		opts = append(opts, client.WithBearerToken(t))
-	}
-	return client.New(global.RegistryURL(cmd), opts...)
+	return global.Connect(cmd, global.Target{HTTPClient: deps.HTTPClient})
 }
 
 func source(s, contractVersion, branch string) string {

@@ -14,17 +14,15 @@ import (
 	"github.com/charter-dev/charter/registry/client"
 )
 
-const cmdName = "owners"
-
 // Deps are the command's connections to the outside world.
 type Deps struct {
-	// HTTPClient talks to the registry (default: 30 s timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 }
 
 // NewCommand returns the owners command.
 func NewCommand(name string, deps Deps) *cobra.Command {
-	c := global.NewConn(cmdName, deps.HTTPClient)
+	c := global.NewConn(deps.HTTPClient)
 	var team, contact, description, only string
 	var del bool
 	cmd := &cobra.Command{

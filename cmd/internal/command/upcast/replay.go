@@ -8,7 +8,6 @@ import (
 	"io"
 	"iter"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,8 +19,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat/rule"
-	"github.com/charter-dev/charter/registry/client"
 	up "github.com/charter-dev/charter/upcast"
 )
 
@@ -120,11 +119,7 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		}
 	}
 
-	hc := deps.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	c, err := client.New(f.registry, client.WithHTTPClient(hc), client.WithUserAgent("charter-upcast-replay"))
+	c, err := global.Connect(cmd, global.Target{URL: f.registry, HTTPClient: deps.HTTPClient})
 	if err != nil {
 		return err
 	}

@@ -22,8 +22,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat/rule"
-	"github.com/charter-dev/charter/registry/client"
 	up "github.com/charter-dev/charter/upcast"
 )
 
@@ -39,8 +39,7 @@ type Deps struct {
 	// ErrViolations is returned when samples fail, so that the root command
 	// exits 1 (cli.ErrViolations).
 	ErrViolations error
-	// HTTPClient talks to the registry (default: a client with a 30s
-	// timeout).
+	// HTTPClient talks to the registry (default: global.Connect's).
 	HTTPClient *http.Client
 	// Progress forces the progress bar on (true) or off (false); nil
 	// shows it when stderr is a terminal. Without the bar, replay prints
@@ -144,11 +143,7 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 			return err
 		}
 	}
-	hc := deps.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	c, err := client.New(f.registry, client.WithHTTPClient(hc), client.WithUserAgent("charter-upcast-verify"))
+	c, err := global.Connect(cmd, global.Target{URL: f.registry, HTTPClient: deps.HTTPClient})
 	if err != nil {
 		return err
 	}
