@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/api"
 )
 
 // TestUnauthenticated: without credentials a request gets 401 with
@@ -145,5 +146,23 @@ func TestRateLimited(t *testing.T) {
 	}
 	if status, _ := e.as(bob, http.MethodGet, "/subjects", ""); status != http.StatusOK {
 		t.Errorf("bob after alice's burst: %d", status)
+	}
+}
+
+// TestAuditLogIsReadOnly: no route writes the audit log: it only grows
+// by the writes it records.
+func TestAuditLogIsReadOnly(t *testing.T) {
+	n := 0
+	for _, r := range api.Routes() {
+		method, path, _ := strings.Cut(r.Pattern, " ")
+		if strings.Contains(path, "audit") {
+			n++
+			if method != http.MethodGet {
+				t.Errorf("%s changes the audit log", r.Pattern)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d audit routes, want GET /governance/audit only", n)
 	}
 }
