@@ -59,7 +59,9 @@ func (s *server) identify(next http.Handler) http.Handler {
 			key = p.Name
 			r = r.WithContext(registry.WithActor(auth.WithPrincipal(r.Context(), p), p.Name))
 		}
-		if allowed, wait := a.Allow(key); !allowed {
+		// Health probes come from load balancers, anonymous and often:
+		// they are never rate-limited.
+		if allowed, wait := a.Allow(key); !allowed && !strings.HasPrefix(r.URL.Path, "/health") {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
 			writeError(w, r, s.log, srerr.New(srerr.ErrRateLimited, "Too many requests from '%s'; retry in %s", key, wait.Round(time.Millisecond)))
 			return

@@ -147,6 +147,11 @@ func TestRateLimited(t *testing.T) {
 	if status, _ := e.as(bob, http.MethodGet, "/subjects", ""); status != http.StatusOK {
 		t.Errorf("bob after alice's burst: %d", status)
 	}
+	for range 5 {
+		if status, _ := e.as(e.principal("anonymous"), http.MethodGet, "/health/ready", ""); status != http.StatusOK {
+			t.Fatalf("health probe past the anonymous burst: %d, want 200 (probes are not limited)", status)
+		}
+	}
 }
 
 // TestAuditLogIsReadOnly: no route writes the audit log: it only grows
