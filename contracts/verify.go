@@ -123,17 +123,38 @@ type Verifier struct {
 	opts           Options
 }
 
+// UnverifiableError is NewVerifier's error for a schema (or baseline)
+// that no contract can be verified against, though its format accepts it:
+// a .proto file that declares no message, a JSON Schema whose references
+// are missing or that the example validator cannot compile. The schema is
+// the caller's input, so a server answers it as a client error.
+type UnverifiableError struct {
+	// Baseline says that the baseline, not the proposed schema, is the one.
+	Baseline bool
+	Err      error
+}
+
+func (e *UnverifiableError) Error() string {
+	if e.Baseline {
+		return "baseline: " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+func (e *UnverifiableError) Unwrap() error { return e.Err }
+
 // NewVerifier prepares schema (from compat/avro, compat/protobuf or
 // compat/jsonschema) for verification. It fails when the format is not one
 // of those, when the Protobuf message does not exist, or when a JSON
-// Schema's references are missing.
+// Schema's references are missing; the error is an *UnverifiableError
+// when schema or the baseline cannot be read.
 func NewVerifier(schema compat.Schema, opts Options) (*Verifier, error) {
 	if schema == nil {
 		return nil, fmt.Errorf("contracts: no schema to verify against")
 	}
 	v, err := newView(schema, opts.References, opts.Message)
 	if err != nil {
-		return nil, err
+		return nil, &UnverifiableError{Err: err}
 	}
 	vf := &Verifier{view: v, opts: opts}
 	if opts.Baseline != nil {
@@ -141,7 +162,7 @@ func NewVerifier(schema compat.Schema, opts Options) (*Verifier, error) {
 			return nil, fmt.Errorf("contracts: the baseline is %s, the proposed schema %s", opts.Baseline.Type(), schema.Type())
 		}
 		if vf.baseline, err = newView(opts.Baseline, opts.References, opts.Message); err != nil {
-			return nil, fmt.Errorf("baseline: %w", err)
+			return nil, &UnverifiableError{Baseline: true, Err: err}
 		}
 	}
 	if vf.opts.Now.IsZero() {

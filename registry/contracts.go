@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -122,6 +123,10 @@ func (cr *ContractRegistry) PublishContract(ctx context.Context, req PublishCont
 			return err
 		}
 		vf, err := contracts.NewVerifier(parsed, contracts.Options{References: deps, Deprecations: gate.Deprecations(state), Now: s.now()})
+		if ue := (*contracts.UnverifiableError)(nil); errors.As(err, &ue) {
+			return errInvalidGovernance("Invalid contract: no contract can be verified against version %d of subject '%s': %s",
+				latest.Version, req.Subject, strings.TrimPrefix(ue.Err.Error(), "contracts: "))
+		}
 		if err != nil {
 			return fmt.Errorf("verify contract against %s version %d: %w", req.Subject, latest.Version, err)
 		}
@@ -155,6 +160,17 @@ func (cr *ContractRegistry) PublishContract(ctx context.Context, req PublishCont
 		return s.audit(ctx, g, ActionContractPublish, req.Subject, c.Consumer, nilIf(!had, contractSummary(before)), contractSummary(rec))
 	})
 	return out, err
+}
+
+// unverifiable answers a proposed schema that the contracts of subject
+// cannot be verified against (a .proto file without a message) as 42201;
+// other errors pass as they are.
+func unverifiable(subject string, err error) error {
+	if ue := (*contracts.UnverifiableError)(nil); errors.As(err, &ue) {
+		return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: the contracts published for subject '%s' cannot be verified against it: %s",
+			subject, strings.TrimPrefix(ue.Error(), "contracts: "))
+	}
+	return err
 }
 
 // contractSummary is what the audit log keeps of a contract: who, which
@@ -291,7 +307,7 @@ func (cr *ContractRegistry) VerifyContracts(ctx context.Context, subject string,
 			Latest:    &governance.Version{Version: out.Baseline, Schema: pp, Metadata: prev.Metadata, RuleSet: prev.RuleSet}}
 		rep, err := gate.VerifyContracts(in)
 		if err != nil {
-			return err
+			return unverifiable(subject, err)
 		}
 		fs := gate.ContractPolicyFindings(subject, st.Policy, rep)
 		out.Contracts, out.Findings = rep.Contracts, fs

@@ -97,7 +97,7 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 	}
 	res, err := gate.Evaluate(in)
 	if err != nil {
-		return j, fmt.Errorf("judge %s version %d: %w", r.subject, r.version, err)
+		return j, unverifiable(r.subject, fmt.Errorf("judge %s version %d: %w", r.subject, r.version, err))
 	}
 	j.Result = res
 	return j, s.loadOlds(ctx, tx, &j, r.against)

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -81,6 +82,12 @@ func VerifyContracts(in Input) (*contracts.Report, error) {
 		opts.Baseline = l.Schema
 	}
 	vf, err := contracts.NewVerifier(in.Candidate.Schema, opts)
+	if ue := (*contracts.UnverifiableError)(nil); errors.As(err, &ue) && ue.Baseline {
+		// A latest version that no contract can read (a .proto file
+		// without a message) guarantees no field: verify without it.
+		opts.Baseline = nil
+		vf, err = contracts.NewVerifier(in.Candidate.Schema, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("verify contracts of %q: %w", in.Subject, err)
 	}
