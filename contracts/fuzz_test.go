@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/compat/fuzztest"
 	"github.com/charter-dev/charter/contracts"
 )
 
-// FuzzParseAndVerify: no pact text makes ParsePact or Verify panic.
+// FuzzParseAndVerify: no pact text makes ParsePact or Verify panic or
+// take more CPU than fuzztest.Bound allows.
 func FuzzParseAndVerify(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "pacts", "*.json"))
 	for _, p := range files {
@@ -36,12 +38,14 @@ func FuzzParseAndVerify(f *testing.F) {
 		vs = append(vs, v)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := contracts.ParsePact(data)
-		if err != nil {
-			return
-		}
-		for _, v := range vs {
-			v.Verify(&contracts.Contract{Pact: p})
-		}
+		fuzztest.Bound(t, len(data), func() {
+			p, err := contracts.ParsePact(data)
+			if err != nil {
+				return
+			}
+			for _, v := range vs {
+				v.Verify(&contracts.Contract{Pact: p})
+			}
+		})
 	})
 }

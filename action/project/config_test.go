@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/fuzztest"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -215,8 +216,9 @@ func TestGlob(t *testing.T) {
 	}
 }
 
-// FuzzParseConfig: any input gives a config or an error, never a panic,
-// and a valid config's globs are usable.
+// FuzzParseConfig: any input gives a config or an error, never a panic
+// nor more CPU than fuzztest.Bound allows, and a valid config's globs are
+// usable.
 func FuzzParseConfig(f *testing.F) {
 	for _, seed := range []string{
 		"version: 1\n",
@@ -228,7 +230,9 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
-		cfg, err := ParseConfig("charter.yaml", text)
+		var cfg *Config
+		var err error
+		fuzztest.Bound(t, len(text), func() { cfg, err = ParseConfig("charter.yaml", text) })
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Errorf("multi-line error %q", err)

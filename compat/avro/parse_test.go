@@ -8,6 +8,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/fuzztest"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -120,14 +121,17 @@ func seedSchemas(tb testing.TB) []string {
 	return out
 }
 
-// FuzzParse: no input panics, and every accepted schema's Canonical text
-// parses back to itself (the registry stores and re-parses it).
+// FuzzParse: no input panics or takes more CPU than fuzztest.Bound
+// allows, every accepted schema's Canonical text parses back to itself
+// (the registry stores and re-parses it), and its Fields can be listed.
 func FuzzParse(f *testing.F) {
 	for _, s := range seedSchemas(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := avro.Parse(text, nil)
+		var s *avro.Schema
+		var err error
+		fuzztest.Bound(t, len(text), func() { s, err = avro.Parse(text, nil) })
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Errorf("error is not one line: %q", err)
@@ -151,11 +155,13 @@ func FuzzParse(f *testing.F) {
 		if v := (avro.Format{}).CheckRead(s, again); len(v) != 0 {
 			t.Fatalf("a schema cannot read its own canonical form: %v", v)
 		}
+		fuzztest.Bound(t, len(text), func() { compat.Fields(s) })
 	})
 }
 
-// FuzzCheckRead: no pair of schemas panics the checker, and every violation
-// carries a registered rule, a path and a message.
+// FuzzCheckRead: no pair of schemas panics the checker or takes more CPU
+// than fuzztest.Bound allows, and every violation carries a registered
+// rule, a path and a message.
 func FuzzCheckRead(f *testing.F) {
 	seeds := seedSchemas(f)
 	for i := 0; i+1 < len(seeds); i += 2 {
@@ -170,10 +176,11 @@ func FuzzCheckRead(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, vs := range [][]compat.Violation{
-			avro.Format{}.CheckRead(ra, rb),
-			avro.Format{}.CheckRead(rb, ra),
-		} {
+		var ab, ba []compat.Violation
+		fuzztest.Bound(t, len(a)+len(b), func() {
+			ab, ba = avro.Format{}.CheckRead(ra, rb), avro.Format{}.CheckRead(rb, ra)
+		})
+		for _, vs := range [][]compat.Violation{ab, ba} {
 			for _, v := range vs {
 				if !isRule(v.RuleID) || v.Path == "" || v.Message == "" {
 					t.Fatalf("bad violation %+v", v)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/fuzztest"
 	"github.com/charter-dev/charter/compat/jsonschema"
 )
 
@@ -224,14 +225,17 @@ func seedSchemas(tb testing.TB) []string {
 	return out
 }
 
-// FuzzParse: Parse never panics, errors are one line, and Canonical and
-// Normalized read back to themselves.
+// FuzzParse: Parse never panics or takes more CPU than fuzztest.Bound
+// allows, errors are one line, Canonical and Normalized read back to
+// themselves, and the Fields of a schema can be listed.
 func FuzzParse(f *testing.F) {
 	for _, s := range seedSchemas(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := jsonschema.Parse(text, nil)
+		var s *jsonschema.Schema
+		var err error
+		fuzztest.Bound(t, len(text), func() { s, err = jsonschema.Parse(text, nil) })
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Errorf("error is not one line: %q", err)
@@ -255,12 +259,14 @@ func FuzzParse(f *testing.F) {
 		if v := (jsonschema.Format{}).CheckRead(s, s); len(v) != 0 {
 			t.Fatalf("schema cannot read itself: %v\n%s", v, text)
 		}
+		fuzztest.Bound(t, len(text), func() { compat.Fields(s) })
 	})
 }
 
 // FuzzCheckRead: CheckRead never panics on any pair of valid schemas, in
-// either direction, and every violation names a registered rule, a JSON
-// pointer and a one-line message.
+// either direction, nor takes more CPU than fuzztest.Bound allows, and
+// every violation names a registered rule, a JSON pointer and a one-line
+// message.
 func FuzzCheckRead(f *testing.F) {
 	seeds := seedSchemas(f)
 	for i := 0; i+1 < len(seeds); i++ {
@@ -277,7 +283,9 @@ func FuzzCheckRead(f *testing.F) {
 		}
 		for _, p := range []jsonschema.Policy{jsonschema.Strict, jsonschema.Lenient} {
 			f := jsonschema.Format{Policy: p}
-			for _, vs := range [][]compat.Violation{f.CheckRead(ra, rb), f.CheckRead(rb, ra)} {
+			var ab, ba []compat.Violation
+			fuzztest.Bound(t, len(a)+len(b), func() { ab, ba = f.CheckRead(ra, rb), f.CheckRead(rb, ra) })
+			for _, vs := range [][]compat.Violation{ab, ba} {
 				for _, v := range vs {
 					if !isRule(v.RuleID) || !strings.HasPrefix(v.Path, "#/") ||
 						v.Message == "" || strings.ContainsAny(v.Message, "\n\r") {

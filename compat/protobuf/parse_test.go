@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/fuzztest"
 	"github.com/charter-dev/charter/compat/protobuf"
 )
 
@@ -121,8 +122,9 @@ func TestEmbeddedConfluentFiles(t *testing.T) {
 	}
 }
 
-// FuzzParse: no input panics; every accepted file's Canonical and
-// Normalized texts parse again, and Canonical is a fixed point.
+// FuzzParse: no input panics or takes more CPU than fuzztest.Bound
+// allows; every accepted file's Canonical and Normalized texts parse
+// again, Canonical is a fixed point, and its Fields can be listed.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("testdata", "*", "*.proto"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "*", "*", "*.proto"))
@@ -133,7 +135,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("syntax = \"proto2\";\nmessage A { optional group G = 1 { optional int32 x = 2; } extensions 10 to max; }\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := protobuf.Parse(text, nil)
+		var s *protobuf.Schema
+		var err error
+		fuzztest.Bound(t, len(text), func() { s, err = protobuf.Parse(text, nil) })
 		if err != nil {
 			if strings.ContainsAny(err.Error(), "\n\r") {
 				t.Errorf("error is not one line: %q", err)
@@ -154,11 +158,13 @@ func FuzzParse(f *testing.F) {
 		if n.Normalized() != s.Normalized() {
 			t.Fatalf("normalized text is not a fixed point:\n%s\n----\n%s", s.Normalized(), n.Normalized())
 		}
+		fuzztest.Bound(t, len(text), func() { compat.Fields(s) })
 	})
 }
 
-// FuzzCheckRead: no pair of files panics the checker in any profile, and
-// every violation has a rule ID, a path and a one-line message.
+// FuzzCheckRead: no pair of files panics the checker in any profile or
+// takes more CPU than fuzztest.Bound allows, and every violation has a
+// rule ID, a path and a one-line message.
 func FuzzCheckRead(f *testing.F) {
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "*", "reader.proto"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "*", "*", "reader.proto"))
@@ -176,7 +182,9 @@ func FuzzCheckRead(f *testing.F) {
 			return
 		}
 		for _, p := range []protobuf.Profile{protobuf.ProfileRegistry, protobuf.ProfileRegistryJSON, protobuf.ProfileWire, protobuf.ProfileWireJSON} {
-			for _, v := range (protobuf.Format{Profile: p}).CheckRead(r, w) {
+			var vs []compat.Violation
+			fuzztest.Bound(t, len(a)+len(b), func() { vs = (protobuf.Format{Profile: p}).CheckRead(r, w) })
+			for _, v := range vs {
 				if !isRule(v.RuleID) || v.Path == "" || v.Message == "" || strings.ContainsAny(v.Message, "\n\r") {
 					t.Errorf("bad violation %+v", v)
 				}
