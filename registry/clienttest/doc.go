@@ -15,7 +15,11 @@
 //   - the npm client @kafkajs/confluent-schema-registry, through
 //     testdata/kafkajs/roundtrip.mjs (needs `npm ci` there; kafkajs_test.go);
 //   - plain HTTP, killing the server with SIGKILL mid-stream to prove that
-//     every answered registration is durable (kill_test.go).
+//     every answered registration is durable (kill_test.go);
+//   - two servers on one PostgreSQL schema, as replicas: 64 concurrent
+//     writers split across them, SIGKILL of one mid-storm, and how soon a
+//     write through one is seen through the other (replicas_test.go; they
+//     need REGISTRY_TEST_POSTGRES_DSN, see registry/postgres/pgtest).
 //
 // The package holds no code of its own outside tests.
 package clienttest
