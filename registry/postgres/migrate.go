@@ -71,7 +71,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, key int32) error {
 	if err != nil {
 		return err
 	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	// READ COMMITTED whatever the server's default: the statements after
+	// the lock must see what a migrator before us committed.
+	return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, $2)`, lockClassMigrate, key); err != nil {
 			return fmt.Errorf("migrate: take the migration lock: %w", err)
 		}

@@ -202,6 +202,22 @@ func open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if params["application_name"] == "" {
 		params["application_name"] = "charter"
 	}
+	// A registration answered 200 must survive a crash of the database
+	// too: a server default of synchronous_commit=off is raised to on
+	// (unless the DSN asks for off itself).
+	if _, set := params["synchronous_commit"]; !set {
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			var v string
+			if err := c.QueryRow(ctx, `SHOW synchronous_commit`).Scan(&v); err != nil {
+				return err
+			}
+			if v == "off" {
+				_, err := c.Exec(ctx, `SET synchronous_commit = on`)
+				return err
+			}
+			return nil
+		}
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, redact(err, dsn)
