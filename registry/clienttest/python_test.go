@@ -15,10 +15,18 @@ const pythonDir = "testdata/python"
 
 // pythonWithConfluent returns a Python 3 interpreter that imports Debian's
 // python3-confluent-kafka with its Protobuf support (python3-protobuf,
-// python3-requests): /usr/bin/python3 first, where apt installs them,
-// then python3 on PATH. Outside CI the test skips when there is none; with
-// CI=true it fails.
+// python3-requests).
 func pythonWithConfluent(t *testing.T) string {
+	t.Helper()
+	return pythonWith(t, "confluent_kafka.schema_registry.protobuf, google.protobuf, requests",
+		"python3-confluent-kafka python3-protobuf python3-requests")
+}
+
+// pythonWith returns a Python 3 interpreter that imports modules (a
+// comma-separated import list): /usr/bin/python3 first, where apt
+// installs them, then python3 on PATH. Outside CI the test skips when
+// there is none, naming the Debian packages; with CI=true it fails.
+func pythonWith(t *testing.T, modules, packages string) string {
 	t.Helper()
 	var tried []string
 	for _, py := range []string{"/usr/bin/python3", "python3"} {
@@ -26,18 +34,48 @@ func pythonWithConfluent(t *testing.T) string {
 		if err != nil {
 			continue
 		}
-		out, err := exec.Command(path, "-c", "import confluent_kafka.schema_registry.protobuf, google.protobuf, requests").CombinedOutput()
+		out, err := exec.Command(path, "-c", "import "+modules).CombinedOutput()
 		if err == nil {
 			return path
 		}
 		tried = append(tried, path+": "+strings.TrimSpace(string(out)))
 	}
-	why := "no python3 imports confluent_kafka with Protobuf support (apt-get install python3-confluent-kafka python3-protobuf python3-requests): " + strings.Join(tried, "; ")
+	why := "no python3 imports " + modules + " (apt-get install " + packages + "): " + strings.Join(tried, "; ")
 	if inCI() {
 		t.Fatalf("%s (CI=true: the Python client test must run)", why)
 	}
 	t.Skip(why)
 	return ""
+}
+
+// TestPythonSerdes runs Confluent's Python client (Debian's
+// python3-confluent-kafka 1.7) through testdata/python/serde_roundtrip.py:
+// the JSON Schema serializer (auto-registering) and deserializer, and the
+// legacy confluent_kafka.avro API's MessageSerializer — without
+// authentication and with basic.auth.user.info.
+func TestPythonSerdes(t *testing.T) {
+	py := pythonWith(t, "confluent_kafka.schema_registry.json_schema, confluent_kafka.avro, jsonschema, avro",
+		"python3-confluent-kafka python3-jsonschema python3-avro python3-requests")
+	for _, mode := range []string{"no auth", "basic"} {
+		t.Run(mode, func(t *testing.T) {
+			var args []string
+			if mode == "basic" {
+				s := startAuthServer(t)
+				args = []string{s.URL, s.basic.user, s.basic.password}
+			} else {
+				args = []string{startServer(t).URL}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, py, append([]string{"serde_roundtrip.py"}, args...)...)
+			cmd.Dir = pythonDir
+			out, err := cmd.CombinedOutput()
+			t.Logf("python3 serde_roundtrip.py (%s):\n%s", mode, out)
+			if err != nil {
+				t.Fatalf("Python serdes (%s) failed: %v", mode, err)
+			}
+		})
+	}
 }
 
 // TestPythonProtobufSerializedForm runs Confluent's Python client (Debian's
