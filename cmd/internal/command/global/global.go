@@ -56,7 +56,7 @@ const Timeout = 60 * time.Second
 // AddFlags registers the global flags on fs (the root's persistent flags).
 func AddFlags(fs *pflag.FlagSet) {
 	fs.String(FlagRegistry, "", "registry URL (default $"+EnvRegistryURL+", then charter.yaml's registry, then "+DefaultRegistry+")")
-	fs.String(FlagToken, "", "bearer token sent to the registry (default $"+EnvToken+"; `charter auth token` makes one)")
+	fs.String(FlagToken, "", "bearer token sent to the registry (default $"+EnvToken+"; charter auth token makes one)")
 	fs.String(FlagUser, "", "HTTP basic user sent to the registry (default $"+EnvUser+"); the password is read from $"+EnvPassword+" only, never a flag")
 	fs.String(FlagCAFile, "", "PEM file of CAs trusted for an https registry, besides the system's (default $"+EnvCAFile+")")
 	fs.StringP(FlagOutput, "o", "text", "output format: text or json (check, diff and rules also take github, markdown and sarif)")
@@ -102,7 +102,9 @@ func AddActorFlag(cmd *cobra.Command) {
 
 // Actor returns who acts, sent to the registry in the X-Charter-Actor
 // header: --actor when cmd has it and it is given, else $CHARTER_ACTOR,
-// else $USER ("" when all are empty: the registry records anonymous).
+// else $USER ("" when all are empty: the registry records anonymous). A
+// registry with authentication ignores the header and records the
+// authenticated principal; it is sent all the same, for those without.
 func Actor(cmd *cobra.Command) string {
 	if v, _ := flag(cmd, FlagActor); strings.TrimSpace(v) != "" {
 		return v
