@@ -15,7 +15,8 @@ const kafkajsDir = "testdata/kafkajs"
 
 // TestKafkaJSClient runs the npm client @kafkajs/confluent-schema-registry
 // against charter serve through testdata/kafkajs/roundtrip.mjs: register,
-// look up, encode/decode, compatibility, and the 404/40408 it expects from
+// look up, Avro encode/decode, compatibility, Protobuf (.proto text) and
+// JSON Schema serde, and the 404/40408 it expects from
 // GET /config/{subject} before a subject's first registration. Outside CI
 // it skips when `npm ci` has not been run; with CI=true it fails instead.
 func TestKafkaJSClient(t *testing.T) {

@@ -167,4 +167,44 @@ await step('a subject config that differs from the requested level is reported',
   );
 });
 
+// Protobuf: kafkajs sends .proto text (protobufjs) and encodes with the
+// message index of the first message.
+const proto = `syntax = "proto3";
+package acme.kafkajs;
+
+message Parcel {
+  int64 id = 1;
+  string carrier = 2;
+  repeated string labels = 3;
+}
+`;
+await step('Protobuf: register .proto text, encode, decode with a fresh client', async () => {
+  const { id } = await registry.register({ type: SchemaType.PROTOBUF, schema: proto }, { subject: 'kafkajs-parcels-value' });
+  assert.ok(id > 0, `id ${id}`);
+  const r = await raw('GET', `/schemas/ids/${id}`);
+  assert.equal(r.json.schemaType, 'PROTOBUF');
+  const msg = await registry.encode(id, { id: 5, carrier: 'UPS', labels: ['fragile'] });
+  assert.equal(msg.readInt32BE(1), id, 'schema id in the wire header');
+  const got = await new SchemaRegistry(clientArgs).decode(msg);
+  assert.equal(got.carrier, 'UPS');
+  assert.equal(Number(got.id), 5);
+  assert.deepEqual(got.labels, ['fragile']);
+  // The same text again gets the same id.
+  const again = await new SchemaRegistry(clientArgs).register({ type: SchemaType.PROTOBUF, schema: proto }, { subject: 'kafkajs-parcels-value' });
+  assert.equal(again.id, id);
+});
+
+// JSON Schema: kafkajs validates with ajv when encoding.
+const invoice = {
+  $schema: 'http://json-schema.org/draft-07/schema#', title: 'Invoice', type: 'object',
+  properties: { number: { type: 'string' }, total: { type: 'number' } }, required: ['number'],
+};
+await step('JSON Schema: register, encode (validated), decode; an invalid object is refused', async () => {
+  const { id } = await registry.register({ type: SchemaType.JSON, schema: JSON.stringify(invoice) }, { subject: 'kafkajs-invoices-value' });
+  assert.ok(id > 0, `id ${id}`);
+  const msg = await registry.encode(id, { number: 'INV-1', total: 9.5 });
+  assert.deepEqual(await new SchemaRegistry(clientArgs).decode(msg), { number: 'INV-1', total: 9.5 });
+  await assert.rejects(registry.encode(id, { total: 1 }));
+});
+
 console.log('kafkajs round trip: all checks passed');
