@@ -117,7 +117,7 @@ await check('JSON Schema serde: serialize with the latest version (validated), d
   await assert.rejects(ser.serialize('confluentjs-payments', { amount: 1 }));
 });
 
-await check('Protobuf serde: the serializer registers a FileDescriptorProto, the deserializer reads ?format=serialized', async () => {
+await check('Protobuf serde: the FileDescriptorProto of the serializer gets the ID of the same schema registered as text, the deserializer reads ?format=serialized', async () => {
   const fdp = create(FileDescriptorProtoSchema, {
     name: 'confluentjs/shipment.proto', package: 'acme.confluentjs', syntax: 'proto3',
     messageType: [{
@@ -132,12 +132,18 @@ await check('Protobuf serde: the serializer registers a FileDescriptorProto, the
   const files = createFileRegistry(fdp, () => undefined);
   const shipment = files.getMessage('acme.confluentjs.Shipment');
   assert.ok(shipment, 'message descriptor');
+  // The same schema registered first as .proto text: the serializer's
+  // descriptor must get its ID, not a new one.
+  const text = 'syntax = "proto3";\npackage acme.confluentjs;\n\nmessage Shipment {\n  int64 id = 1;\n  string carrier = 2;\n  repeated string parcels = 3;\n}\n';
+  const textID = await fresh().register('confluentjs-shipments-value', { schemaType: 'PROTOBUF', schema: text });
   const ser = new ProtobufSerializer(fresh(), SerdeType.VALUE, { autoRegisterSchemas: true, registry: createMutableRegistry(shipment) });
   const msg = create(shipment, { id: 9n, carrier: 'DHL', parcels: ['a', 'b'] });
   const bytes = await ser.serialize('confluentjs-shipments', msg);
   const md = await fresh().getLatestSchemaMetadata('confluentjs-shipments-value');
   assert.equal(md.schemaType, 'PROTOBUF');
   assert.equal(bytes.readUInt32BE(1), md.id);
+  assert.equal(md.id, textID, 'the descriptor is the version the text registered');
+  assert.equal(md.version, 1);
   assert.match(md.schema, /message Shipment/, 'the registry answers the text form by default');
   const de = new ProtobufDeserializer(fresh(), SerdeType.VALUE, {});
   const back = await de.deserialize('confluentjs-shipments', bytes);
