@@ -812,6 +812,10 @@ func (gov *Governance) AddState(ctx context.Context, tx Tx, g GovernanceTx, subj
 	}
 	if ok {
 		st.Owner = &o
+	} else if team := claimFrom(ctx); team != "" {
+		// The registration claims the subject (claim.go): it is judged as
+		// owned by the claiming team, so OWNER_MISSING does not fire.
+		st.Owner = &governance.Owner{Subject: subject, Team: team, Contact: ActorFrom(ctx)}
 	}
 	if st.Deprecations, err = listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false); err != nil {
 		return err
