@@ -174,6 +174,11 @@ func TestServeErrors(t *testing.T) {
 		{"unknown flag", []string{"serve", "--nope"}, []string{"charter: unknown flag: --nope"}},
 		{"unknown command", []string{"serveme"}, []string{`charter: unknown command "serveme"`}},
 		{"extra argument", []string{"serve", "now"}, []string{"charter: unknown command"}},
+		{"client token", []string{"serve", "--token", "t"}, []string{"charter: --token is for commands that call a registry", "--auth-config"}},
+		{"client user", []string{"serve", "--user", "u"}, []string{"charter: --user is for commands that call a registry", "hash-password"}},
+		{"client CA file", []string{"serve", "--ca-file", "ca.pem"}, []string{"charter: --ca-file is for commands that call a registry", "--tls-client-ca"}},
+		{"open off loopback", []string{"serve", "--listen", "0.0.0.0:0", "--db", filepath.Join(dir, "b.db")},
+			[]string{"charter: refusing to serve on", "without authentication", "--insecure-no-auth"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

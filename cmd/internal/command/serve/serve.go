@@ -135,8 +135,16 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 					cfg.Listen = v
 				}
 			}
-			if f := cmd.Flags().Lookup("token"); f != nil && f.Changed {
-				return errors.New("--token is for commands that call a registry; the server's tokens live in the --auth-config file (see `charter auth token`)")
+			// The root's client flags mean nothing to the server: refuse
+			// them rather than let a user believe they secure it.
+			for flag, instead := range map[string]string{
+				"token":   "the server's tokens live in the --auth-config file (see `charter auth token`)",
+				"user":    "the server's users and passwords live in the --auth-config file (see `charter auth hash-password`)",
+				"ca-file": "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca",
+			} {
+				if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+					return fmt.Errorf("--%s is for commands that call a registry; %s", flag, instead)
+				}
 			}
 			if !cmd.Flags().Changed("auth-config") {
 				cfg.AuthConfig = os.Getenv(EnvAuthConfig)
