@@ -6,7 +6,9 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"strings"
 	"sync"
@@ -52,12 +54,34 @@ func Connect(cmd *cobra.Command, t Target) (*client.Client, error) {
 		return nil, err
 	}
 	d.url = c.URL()
+	warnPlainCredentials(cmd, d)
 	if tr, ok := cmd.Context().Value(trailKey{}).(*trail); ok {
 		tr.mu.Lock()
 		tr.last = d
 		tr.mu.Unlock()
 	}
 	return c, nil
+}
+
+// warnPlainCredentials warns on stderr when credentials would cross a
+// network in clear text: an http:// registry that is not on loopback.
+func warnPlainCredentials(cmd *cobra.Command, d dialled) {
+	if d.cred.Token == "" && d.cred.User == "" {
+		return
+	}
+	u, err := neturl.Parse(d.url)
+	if err != nil || u.Scheme != "http" {
+		return
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); (ip != nil && ip.IsLoopback()) || host == "localhost" {
+		return
+	}
+	what := "the bearer token"
+	if d.cred.Token == "" {
+		what = "the password of " + d.cred.User
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "charter: warning: sending %s over plain http to %s, readable by anyone on the way; use an https:// registry URL\n", what, host)
 }
 
 // clientOptions builds the options of every registry client (see

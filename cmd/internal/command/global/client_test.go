@@ -255,3 +255,43 @@ func TestExplain(t *testing.T) {
 		t.Errorf("a plain error explained as %q", line)
 	}
 }
+
+// TestPlainHTTPCredentialsWarn: credentials for an http:// registry off
+// loopback draw one warning line; loopback, https and no credentials do
+// not.
+func TestPlainHTTPCredentialsWarn(t *testing.T) {
+	tests := []struct {
+		url, token, user, want string
+	}{
+		{"http://registry.example:8081", "t", "", "charter: warning: sending the bearer token over plain http to registry.example, readable by anyone on the way; use an https:// registry URL\n"},
+		{"http://10.0.0.5:8081", "", "bob", "charter: warning: sending the password of bob over plain http to 10.0.0.5, readable by anyone on the way; use an https:// registry URL\n"},
+		{"http://127.0.0.1:8081", "t", "", ""},
+		{"http://localhost:8081", "t", "", ""},
+		{"http://[::1]:8081", "t", "", ""},
+		{"https://registry.example", "t", "", ""},
+		{"http://registry.example:8081", "", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.url+" "+tc.token+tc.user, func(t *testing.T) {
+			clearEnv(t)
+			t.Setenv(global.EnvToken, tc.token)
+			t.Setenv(global.EnvUser, tc.user)
+			t.Setenv(global.EnvPassword, "pw")
+			var stderr strings.Builder
+			root := &cobra.Command{Use: "charter", SilenceErrors: true, SilenceUsage: true}
+			global.AddFlags(root.PersistentFlags())
+			root.AddCommand(&cobra.Command{Use: "ls", RunE: func(cmd *cobra.Command, _ []string) error {
+				_, err := global.Connect(cmd, global.Target{URL: tc.url})
+				return err
+			}})
+			root.SetErr(&stderr)
+			root.SetArgs([]string{"ls"})
+			if err := root.ExecuteContext(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if stderr.String() != tc.want {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
