@@ -219,7 +219,27 @@ func (c *checker) names(r, w *node) {
 // -1. A branch of the same type and full name wins (the writer's own type,
 // as Java's resolver picks it); otherwise the first branch that matches, as
 // the specification says.
+//
+// A wide union (one with an index) is searched through it: the branch of
+// w's type name, else the first of the branches that w's simple name or
+// full name (as an alias) names, since only those match a named type.
 func selectBranch(r, w *node) int {
+	if r.byType != nil {
+		if i, ok := r.byType[w.typeName()]; ok && r.branches[i].kind == w.kind {
+			return i
+		}
+		if w.kind.named() {
+			best := -1
+			for _, key := range []string{w.name, w.full} {
+				for _, i := range r.byName[key] {
+					if (best < 0 || i < best) && shallowMatch(r.branches[i], w) {
+						best = i
+					}
+				}
+			}
+			return best
+		}
+	}
 	for i, b := range r.branches {
 		if b.kind == w.kind && (!w.kind.named() || b.full == w.full) {
 			return i
@@ -321,21 +341,9 @@ func (c *checker) enum(r, w *node) {
 		return
 	}
 	var missing []string
-	if len(r.symbols) <= 16 {
-		for _, s := range w.symbols {
-			if !containsString(r.symbols, s) {
-				missing = append(missing, s)
-			}
-		}
-	} else {
-		have := make(map[string]struct{}, len(r.symbols))
-		for _, s := range r.symbols {
-			have[s] = struct{}{}
-		}
-		for _, s := range w.symbols {
-			if _, ok := have[s]; !ok {
-				missing = append(missing, s)
-			}
+	for _, s := range w.symbols {
+		if _, ok := r.symbolIndex[s]; !ok {
+			missing = append(missing, s)
 		}
 	}
 	if len(missing) == 0 {
@@ -344,15 +352,6 @@ func (c *checker) enum(r, w *node) {
 	c.report(RuleMissingEnumSymbols,
 		"the reader enum %q lacks the writer's symbols %s and has no default; add them to the reader or give the reader enum a default",
 		r.full, quoteList(missing))
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // logical compares logical types once the underlying types match. Adding

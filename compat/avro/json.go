@@ -38,6 +38,48 @@ type jval struct {
 	s    string // string value or number lexeme
 	arr  []*jval
 	obj  []member
+	// index maps keys to their position in obj once an object has more
+	// than smallObject members, so that reading stays linear in the text
+	// however many keys an object holds.
+	index map[string]int
+}
+
+// smallObject is the number of members up to which an object's keys are
+// looked up by scanning them.
+const smallObject = 8
+
+// find returns the position of key in the object v.
+func (v *jval) find(key string) (int, bool) {
+	if v.index != nil {
+		i, ok := v.index[key]
+		return i, ok
+	}
+	for i := range v.obj {
+		if v.obj[i].key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// set gives key the value val in the object v: a repeated key keeps its
+// first position and takes the last value, as Jackson's ObjectNode (and so
+// Java Avro) does.
+func (v *jval) set(key string, val *jval) {
+	if i, ok := v.find(key); ok {
+		v.obj[i].val = val
+		return
+	}
+	v.obj = append(v.obj, member{key: key, val: val})
+	switch {
+	case v.index != nil:
+		v.index[key] = len(v.obj) - 1
+	case len(v.obj) > smallObject:
+		v.index = make(map[string]int, 2*len(v.obj))
+		for i, m := range v.obj {
+			v.index[m.key] = i
+		}
+	}
 }
 
 type member struct {
@@ -50,10 +92,8 @@ func (v *jval) get(key string) *jval {
 	if v == nil || v.kind != jObject {
 		return nil
 	}
-	for i := range v.obj {
-		if v.obj[i].key == key {
-			return v.obj[i].val
-		}
+	if i, ok := v.find(key); ok {
+		return v.obj[i].val
 	}
 	return nil
 }
@@ -186,19 +226,7 @@ func (p *jsonParser) object(depth int) (*jval, error) {
 		if err != nil {
 			return nil, err
 		}
-		// A repeated key keeps its first position and takes the last value,
-		// as Jackson's ObjectNode (and so Java Avro) does.
-		replaced := false
-		for i := range v.obj {
-			if v.obj[i].key == key {
-				v.obj[i].val = val
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			v.obj = append(v.obj, member{key: key, val: val})
-		}
+		v.set(key, val)
 		p.skipSpace()
 		if p.pos >= len(p.src) {
 			return nil, p.errorf("unexpected end of input in object")
@@ -257,7 +285,7 @@ func (p *jsonParser) string() (string, error) {
 			p.pos++
 			return s, nil
 		}
-		if c == '\\' || c < 0x20 {
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
 		}
 		p.pos++
@@ -272,6 +300,14 @@ func (p *jsonParser) string() (string, error) {
 			return b.String(), nil
 		case c < 0x20:
 			return "", p.errorf("control character %q in string", c)
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(p.src[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return "", p.errorf("invalid UTF-8 in string (byte 0x%02X)", c)
+			}
+			b.WriteString(p.src[p.pos : p.pos+size])
+			p.pos += size
+			continue
 		case c != '\\':
 			b.WriteByte(c)
 			p.pos++

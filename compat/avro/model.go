@@ -64,6 +64,7 @@ type node struct {
 
 	// Enums.
 	symbols     []string
+	symbolIndex map[string]int // position of each symbol in symbols
 	enumDefault *string
 
 	// Fixed.
@@ -74,6 +75,11 @@ type node struct {
 
 	// Unions.
 	branches []*node
+	// byType and byName find the branches of a union with more than
+	// smallObject branches (see selectBranch): by type name, and by
+	// simple name and alias for named branches, in branch order.
+	byType map[string]int
+	byName map[string][]int
 
 	// Logical type when valid for the underlying type (spec: an invalid
 	// logical type is ignored), else "".
@@ -139,13 +145,26 @@ func (b *builder) buildTop(v *jval) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
+	work := 0
 	for _, f := range b.withDefaults {
-		if !validDefault(f.typ, f.def) {
+		if !validDefault(f.typ, f.def, &work) {
 			return nil, fmt.Errorf("field %q: default %s is not a valid %s", f.name, clip(f.def), describeDefaultType(f.typ))
+		}
+		if work > maxDefaultWork {
+			return nil, fmt.Errorf("field %q: the enum values in the schema's defaults take more than %d symbol comparisons to validate "+
+				"(the Avro library looks each value up among its enum's symbols one by one); shorten the defaults or the enums",
+				f.name, maxDefaultWork)
 		}
 	}
 	return n, nil
 }
+
+// maxDefaultWork bounds the symbol comparisons that hamba/avro makes to
+// validate the enum values in a schema's field defaults: it looks each one
+// up by scanning its enum's symbols, so an array default of 40,000 values
+// of a 40,000-symbol enum (700 KB) would cost seconds of CPU. Real
+// defaults cost a few thousand.
+const maxDefaultWork = 10_000_000
 
 func (b *builder) build(v *jval, space string) (*node, error) {
 	switch v.kind {
@@ -200,6 +219,19 @@ func (b *builder) union(v *jval, space string) (*node, error) {
 		}
 		seen[key] = true
 		n.branches = append(n.branches, br)
+	}
+	if len(n.branches) > smallObject {
+		n.byType = make(map[string]int, len(n.branches))
+		n.byName = make(map[string][]int, len(n.branches))
+		for i, br := range n.branches {
+			n.byType[br.typeName()] = i
+			if br.kind.named() {
+				n.byName[br.name] = append(n.byName[br.name], i)
+				for _, a := range br.aliases {
+					n.byName[a] = append(n.byName[a], i)
+				}
+			}
+		}
 	}
 	return n, nil
 }
@@ -304,6 +336,7 @@ func (b *builder) define(v *jval, k kind, space string) (*node, error) {
 		if x.kind != jArray {
 			return nil, fmt.Errorf("%s %q: aliases must be an array of strings", k, full)
 		}
+		seen := stringSet{}
 		for _, a := range x.arr {
 			if a.kind != jString {
 				return nil, fmt.Errorf("%s %q: aliases must be an array of strings", k, full)
@@ -315,7 +348,7 @@ func (b *builder) define(v *jval, k kind, space string) (*node, error) {
 			if !strings.Contains(alias, ".") && ns != "" {
 				alias = ns + "." + alias
 			}
-			n.aliases = appendUnique(n.aliases, alias)
+			n.aliases = seen.add(n.aliases, alias)
 		}
 	}
 	if doc, err := docOf(v); err != nil {
@@ -340,12 +373,16 @@ func docOf(v *jval) (*string, error) {
 	return &s, nil
 }
 
-func appendUnique(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
+// stringSet collects strings without duplicates, in constant time per
+// string (a schema may list tens of thousands of aliases).
+type stringSet map[string]bool
+
+// add appends s to list unless the set has it already.
+func (set stringSet) add(list []string, s string) []string {
+	if set[s] {
+		return list
 	}
+	set[s] = true
 	return append(list, s)
 }
 
@@ -408,6 +445,7 @@ func (b *builder) field(v *jval, space string) (*field, error) {
 		if x.kind != jArray {
 			return nil, fmt.Errorf("field %q: aliases must be an array of strings", name)
 		}
+		seen := stringSet{}
 		for _, a := range x.arr {
 			if a.kind != jString {
 				return nil, fmt.Errorf("field %q: aliases must be an array of strings", name)
@@ -415,7 +453,7 @@ func (b *builder) field(v *jval, space string) (*field, error) {
 			if err := checkName(a.s); err != nil {
 				return nil, fmt.Errorf("field %q alias: %w", name, err)
 			}
-			f.aliases = appendUnique(f.aliases, a.s)
+			f.aliases = seen.add(f.aliases, a.s)
 		}
 	}
 	if f.doc, err = docOf(v); err != nil {
@@ -437,7 +475,7 @@ func (b *builder) enum(v *jval, space string) (*node, error) {
 	if syms == nil || syms.kind != jArray {
 		return nil, fmt.Errorf("enum %q must have an array of symbols", n.full)
 	}
-	seen := make(map[string]bool, len(syms.arr))
+	seen := make(map[string]int, len(syms.arr))
 	for _, s := range syms.arr {
 		if s.kind != jString {
 			return nil, fmt.Errorf("enum %q: symbols must be strings", n.full)
@@ -445,14 +483,15 @@ func (b *builder) enum(v *jval, space string) (*node, error) {
 		if err := checkName(s.s); err != nil {
 			return nil, fmt.Errorf("enum %q symbol: %w", n.full, err)
 		}
-		if seen[s.s] {
+		if _, dup := seen[s.s]; dup {
 			return nil, fmt.Errorf("enum %q has symbol %q twice", n.full, s.s)
 		}
-		seen[s.s] = true
+		seen[s.s] = len(n.symbols)
 		n.symbols = append(n.symbols, s.s)
 	}
+	n.symbolIndex = seen
 	if d := v.get("default"); d != nil && d.kind != jNull {
-		if d.kind != jString || !seen[d.s] {
+		if _, ok := seen[d.s]; d.kind != jString || !ok {
 			return nil, fmt.Errorf("enum %q: default must be one of its symbols", n.full)
 		}
 		s := d.s
@@ -563,7 +602,10 @@ func checkFullName(s string) error {
 // objects for records and maps, arrays for arrays, and for a union a value
 // of its first branch. A record default may leave out fields that have
 // their own default.
-func validDefault(t *node, v *jval) bool {
+//
+// work counts the symbol comparisons hamba/avro makes for the enum values
+// (the symbol's position + 1), so that the caller can bound them.
+func validDefault(t *node, v *jval, work *int) bool {
 	switch t.kind {
 	case kNull:
 		return v.kind == jNull
@@ -583,13 +625,22 @@ func validDefault(t *node, v *jval) bool {
 	case kBytes, kString, kFixed:
 		return v.kind == jString
 	case kEnum:
-		return v.kind == jString && containsString(t.symbols, v.s)
+		if v.kind != jString {
+			return false
+		}
+		i, ok := t.symbolIndex[v.s]
+		if ok {
+			*work += i + 1
+		} else {
+			*work += len(t.symbols)
+		}
+		return ok
 	case kArray:
 		if v.kind != jArray {
 			return false
 		}
 		for _, x := range v.arr {
-			if !validDefault(t.items, x) {
+			if !validDefault(t.items, x, work) {
 				return false
 			}
 		}
@@ -599,13 +650,13 @@ func validDefault(t *node, v *jval) bool {
 			return false
 		}
 		for _, m := range v.obj {
-			if !validDefault(t.items, m.val) {
+			if !validDefault(t.items, m.val, work) {
 				return false
 			}
 		}
 		return true
 	case kUnion:
-		return len(t.branches) > 0 && validDefault(t.branches[0], v)
+		return len(t.branches) > 0 && validDefault(t.branches[0], v, work)
 	case kRecord:
 		if v.kind != jObject {
 			return false
@@ -618,7 +669,7 @@ func validDefault(t *node, v *jval) bool {
 				}
 				continue
 			}
-			if !validDefault(f.typ, x) {
+			if !validDefault(f.typ, x, work) {
 				return false
 			}
 		}

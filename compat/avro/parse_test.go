@@ -1,6 +1,7 @@
 package avro_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,10 @@ func TestParseErrors(t *testing.T) {
 		// other way, so Charter rejects what hamba cannot read (known gap).
 		{"null namespace fallback (hamba)", `{"type":"record","name":"Top","fields":[{"name":"i","type":{"type":"record","name":"ex.In","fields":[` +
 			`{"name":"t","type":["null","Top"],"default":null}]}}]}`, `invalid Avro schema: unknown type: Top`},
+		{"invalid UTF-8 in doc", "{\"type\":\"record\",\"name\":\"R\",\"doc\":\"a\xffb\",\"fields\":[]}", "invalid JSON at line 1, column 37: invalid UTF-8 in string (byte 0xFF)"},
+		{"invalid UTF-8 in a key", "{\"type\":\"int\",\"p\xc3\":1}", "invalid UTF-8 in string (byte 0xC3)"},
+		{"invalid UTF-8 after an escape", "{\"type\":\"int\",\"doc\":\"\\n\xe2\x82\"}", "invalid UTF-8 in string (byte 0xE2)"},
+		{"enum defaults too costly", enumArrayDefault(5000), "the enum values in the schema's defaults take more than 10000000 symbol comparisons"},
 		{"bytes default beyond 0-255 (hamba)", `{"type":"record","name":"R","fields":[{"name":"a","type":"bytes","default":"€"}]}`, `invalid Avro schema: invalid default for field a`},
 	}
 	for _, tc := range tests {
@@ -81,6 +86,8 @@ func TestParseAccepts(t *testing.T) {
 		"union as type attribute":       `{"type":["null","string"]}`,
 		"reference through type attr":   `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"record","name":"S","fields":[]}},{"name":"b","type":{"type":"S"}}]}`,
 		"unicode escapes":               `{"type":"enum","name":"E","symbols":["A"],"doc":"\ud83d\ude00 \u00e9"}`,
+		"raw UTF-8":                     `{"type":"enum","name":"E","symbols":["A"],"doc":"😀 é, \n ü"}`,
+		"enum defaults within bound":    enumArrayDefault(3000),
 	}
 	for name, text := range tests {
 		if _, err := (avro.Format{}).Parse(text, nil); err != nil {
@@ -191,4 +198,18 @@ func FuzzCheckRead(f *testing.F) {
 			t.Fatalf("schema cannot read itself: %v\n%s", v, a)
 		}
 	})
+}
+
+// enumArrayDefault returns a record whose field l, an array of an enum of
+// n symbols, defaults to every symbol in reverse order: validating it costs
+// hamba/avro n(n+1)/2 symbol comparisons.
+func enumArrayDefault(n int) string {
+	syms := make([]string, n)
+	rev := make([]string, n)
+	for i := range syms {
+		syms[i] = fmt.Sprintf(`"S%d"`, i)
+		rev[n-1-i] = syms[i]
+	}
+	return `{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":[` + strings.Join(syms, ",") +
+		`]}},{"name":"l","type":{"type":"array","items":"E"},"default":[` + strings.Join(rev, ",") + `]}]}`
 }
