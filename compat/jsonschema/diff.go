@@ -103,12 +103,22 @@ func diff(compatible map[string]bool, original, update *node, limit int, listAll
 				next[k] = v
 			}
 		}
-		if !d.optimistic || sameKeys(next, seed) || pass > 64 {
+		if !d.optimistic || sameKeys(next, seed) {
 			return out, w.spent, nil
+		}
+		if pass >= maxPasses {
+			// The incompatible pairs found so far have not settled: the
+			// last pass may still miss some, so its verdict is not one.
+			return nil, w.spent, &unsettledError{passes: maxPasses}
 		}
 		seed = next
 	}
 }
+
+// maxPasses bounds the passes of diff over recursive definitions: each
+// pass starts from the incompatible pairs the last one found, until they
+// no longer change (real schemas settle in two or three).
+var maxPasses = 64
 
 func sameKeys(a, b map[pair]*result) bool {
 	if len(a) != len(b) {
@@ -518,17 +528,15 @@ func isMultiple(a, b *big.Rat) bool {
 }
 
 func compareEnum(o, u *node) []change {
-	has := func(list []*jval, v *jval) bool {
-		for _, e := range list {
-			if jsonEqual(e, v) {
-				return true
-			}
-		}
-		return false
-	}
+	// Values are compared by their normalized text, which is equal
+	// exactly when jsonEqual holds: keys sorted, numbers by value.
 	containsAll := func(a, b []*jval) bool {
+		in := make(map[string]bool, len(a))
+		for _, v := range a {
+			in[valueKey(v)] = true
+		}
 		for _, v := range b {
-			if !has(a, v) {
+			if !in[valueKey(v)] {
 				return false
 			}
 		}
@@ -940,8 +948,8 @@ func (d *differ) compareObject(r *result, o, u *node) {
 	// dependencies: property names
 	for _, name := range unionDepNames(o.propDeps, u.propDeps) {
 		path := "dependencies/" + escapeToken(name)
-		od, oHas := depNames(o.propDeps, name)
-		ud, uHas := depNames(u.propDeps, name)
+		od, oHas := o.propDepIdx[name]
+		ud, uHas := u.propDepIdx[name]
 		from, to := strings.Join(od, ","), strings.Join(ud, ",")
 		switch {
 		case !uHas:
@@ -967,7 +975,7 @@ func (d *differ) compareObject(r *result, o, u *node) {
 			return
 		}
 		path := "dependencies/" + escapeToken(name)
-		os, us := named(o.schemaDeps, name), named(u.schemaDeps, name)
+		os, us := o.schemaDepIdx[name], u.schemaDepIdx[name]
 		switch {
 		case us == nil:
 			add("DEPENDENCY_SCHEMA_REMOVED", path, describe(os), "(none)")
@@ -1239,35 +1247,14 @@ func unionDepNames(a, b []namedStrings) []string {
 	return out
 }
 
-func named(list []namedNode, name string) *node {
-	for _, p := range list {
-		if p.name == name {
-			return p.n
-		}
-	}
-	return nil
-}
-
-func depNames(list []namedStrings, name string) ([]string, bool) {
-	for _, p := range list {
-		if p.name == name {
-			return p.names, true
-		}
-	}
-	return nil, false
-}
-
 // subset reports whether every name of a is in b.
 func subset(a, b []string) bool {
+	in := make(map[string]bool, len(b))
+	for _, y := range b {
+		in[y] = true
+	}
 	for _, x := range a {
-		found := false
-		for _, y := range b {
-			if x == y {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !in[x] {
 			return false
 		}
 	}

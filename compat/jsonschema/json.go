@@ -38,6 +38,53 @@ type jval struct {
 	s    string // string value or number lexeme
 	arr  []*jval
 	obj  []member
+	// index maps keys to their position in obj once an object has more
+	// than smallObject members, so that reading and looking up stay
+	// linear in the text however many keys an object holds.
+	index map[string]int
+}
+
+// smallObject is the number of members up to which an object's keys are
+// looked up by scanning them.
+const smallObject = 8
+
+// find returns the position of key in the object v.
+func (v *jval) find(key string) (int, bool) {
+	if v.index != nil {
+		i, ok := v.index[key]
+		return i, ok
+	}
+	for i := range v.obj {
+		if v.obj[i].key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// set gives key the value val in the object v: a repeated key keeps the
+// first key's position and line and takes the last value, as Jackson's
+// ObjectNode does.
+func (v *jval) set(key string, val *jval, line int32) {
+	if i, ok := v.find(key); ok {
+		v.obj[i].val = val
+		return
+	}
+	v.add(member{key, val, line})
+}
+
+// add appends m, whose key v does not have yet.
+func (v *jval) add(m member) {
+	v.obj = append(v.obj, m)
+	switch {
+	case v.index != nil:
+		v.index[m.key] = len(v.obj) - 1
+	case len(v.obj) > smallObject:
+		v.index = make(map[string]int, 2*len(v.obj))
+		for i, m := range v.obj {
+			v.index[m.key] = i
+		}
+	}
 }
 
 type member struct {
@@ -51,10 +98,8 @@ func (v *jval) get(key string) *jval {
 	if v == nil || v.kind != jObject {
 		return nil
 	}
-	for i := range v.obj {
-		if v.obj[i].key == key {
-			return v.obj[i].val
-		}
+	if i, ok := v.find(key); ok {
+		return v.obj[i].val
 	}
 	return nil
 }
@@ -230,17 +275,7 @@ func (r *reader) object(depth int) (*jval, error) {
 		if err != nil {
 			return nil, err
 		}
-		replaced := false
-		for i := range v.obj {
-			if v.obj[i].key == key {
-				v.obj[i].val = val
-				replaced = true
-				break
-			}
-		}
-		if !replaced {
-			v.obj = append(v.obj, member{key, val, line})
-		}
+		v.set(key, val, line)
 		r.skipSpace()
 		if r.pos < len(r.src) && r.src[r.pos] == ',' {
 			r.advance(1)
@@ -722,4 +757,13 @@ func jsonEqual(a, b *jval) bool {
 		return true
 	}
 	return false
+}
+
+// valueKey returns a text that two values share exactly when jsonEqual
+// holds for them (their normalized form: keys sorted, numbers by value),
+// so that sets of values are compared in linear time.
+func valueKey(v *jval) string {
+	var sb strings.Builder
+	writeNormalized(&sb, v)
+	return sb.String()
 }

@@ -268,7 +268,10 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 		return nil, compileError(err)
 	}
 	b := newBuilder(docs, compiled)
-	root := b.build()
+	root, err := b.build()
+	if err != nil {
+		return nil, err
+	}
 	return &Schema{
 		draft:      draft,
 		root:       root,
@@ -415,7 +418,7 @@ func compileDoc(v *jval) any {
 		cp := &jval{kind: jObject}
 		for _, m := range v.obj {
 			if m.key != "$schema" {
-				cp.obj = append(cp.obj, m)
+				cp.add(m)
 			}
 		}
 		return cp.toAny()

@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"math/big"
 	"net/url"
 	"regexp"
@@ -77,15 +78,19 @@ type node struct {
 	// object
 	props      []namedNode
 	propIdx    map[string]*node
-	required   []string
+	required   map[string]bool
 	addlPermit bool // additionalProperties is not false
 	addlSchema *node
 	patterns   []patternNode
 	propDeps   []namedStrings
 	schemaDeps []namedNode
-	minProps   *big.Int
-	maxProps   *big.Int
-	uneval     *node // unevaluatedProperties (2019-09+)
+	// propDepIdx and schemaDepIdx find an entry of propDeps and
+	// schemaDeps by name (the first one when two keywords name it).
+	propDepIdx   map[string][]string
+	schemaDepIdx map[string]*node
+	minProps     *big.Int
+	maxProps     *big.Int
+	uneval       *node // unevaluatedProperties (2019-09+)
 
 	// array
 	allItems        *node   // items as one schema
@@ -115,6 +120,7 @@ type node struct {
 	// ref
 	ref    *node
 	refLoc string
+	target *node // the schema the chain of references from here ends at
 }
 
 type namedNode struct {
@@ -151,23 +157,14 @@ func (b *builder) finishCombined(n *node) *node {
 	return n
 }
 
-func (n *node) isRequired(name string) bool {
-	for _, r := range n.required {
-		if r == name {
-			return true
-		}
-	}
-	return false
-}
+func (n *node) isRequired(name string) bool { return n.required[name] }
 
-// deref follows references to the schema they name. A chain of references
-// that loops without reaching a schema is an empty schema.
+// deref returns the schema a reference names, following a chain of
+// references to its end (resolved once, by build), or n itself when it is
+// not a reference.
 func deref(n *node) *node {
-	for i := 0; n != nil && n.kind == kRef; i++ {
-		if n.ref == nil || i > 64 {
-			return &node{kind: kEmpty, raw: n.raw}
-		}
-		n = n.ref
+	if n != nil && n.kind == kRef {
+		return n.target
 	}
 	return n
 }
@@ -284,20 +281,83 @@ func (b *builder) indexSchemas(s *js.Schema) {
 	}
 }
 
-// build returns the root part with every reference resolved.
-func (b *builder) build() *node {
+// build returns the root part with every reference resolved to the
+// schema its chain of references ends at. A reference that cannot be
+// resolved, or a chain that loops without reaching a schema, is an error:
+// reading it as some schema would make a verdict up.
+func (b *builder) build() (*node, error) {
 	root := b.at(rootURL, nil)
+	var refs []*node
 	for len(b.pending) > 0 {
 		r := b.pending[len(b.pending)-1]
 		b.pending = b.pending[:len(b.pending)-1]
 		docURL, ptr, ok := splitLocation(r.refLoc)
 		if !ok {
-			continue
+			return nil, fmt.Errorf("invalid JSON schema: cannot resolve the reference to %s", r.refLoc)
 		}
 		r.ref = b.at(docURL, ptr)
 		r.ref.shared, r.ref.loc = true, r.refLoc
+		refs = append(refs, r)
 	}
-	return root
+	for _, r := range refs {
+		if err := resolveChain(r); err != nil {
+			return nil, err
+		}
+	}
+	return root, nil
+}
+
+// resolveChain sets the target of r and of every reference its chain
+// passes: the first part that is not a reference. Each reference is
+// visited once over all calls, so resolving is linear in their number
+// however long the chains are.
+func resolveChain(r *node) error {
+	var path []*node
+	onPath := map[*node]bool{}
+	n := r
+	for n.kind == kRef && n.target == nil {
+		if onPath[n] {
+			return fmt.Errorf("invalid JSON schema: the references %s loop without reaching a schema", chainText(path, n))
+		}
+		onPath[n] = true
+		path = append(path, n)
+		n = n.ref
+	}
+	end := n
+	if n.kind == kRef {
+		end = n.target
+	}
+	for _, p := range path {
+		p.target = end
+	}
+	return nil
+}
+
+// shortLoc writes a location of the root document as its pointer alone.
+func shortLoc(loc string) string {
+	if rest, ok := strings.CutPrefix(loc, rootURL+"#"); ok {
+		return "#" + rest
+	}
+	return strings.TrimPrefix(loc, rootURL+"/")
+}
+
+// chainText names the references of a loop that comes back to n, for the
+// error: "#/$defs/a → #/$defs/b → #/$defs/a".
+func chainText(path []*node, n *node) string {
+	var locs []string
+	for i, p := range path {
+		if p == n {
+			for _, q := range path[i:] {
+				locs = append(locs, shortLoc(q.refLoc))
+			}
+			break
+		}
+	}
+	locs = append(locs, shortLoc(n.refLoc))
+	if len(locs) > 6 {
+		locs = append(append(locs[:3:3], "…"), locs[len(locs)-2:]...)
+	}
+	return strings.Join(locs, " → ")
 }
 
 // location renders a document URL and pointer tokens as the compiler's
@@ -709,9 +769,10 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 		}
 	}
 	if req := raw.get("required"); req != nil && req.kind == jArray {
+		n.required = make(map[string]bool, len(req.arr))
 		for _, e := range req.arr {
-			if e.kind == jString && !n.isRequired(e.s) {
-				n.required = append(n.required, e.s)
+			if e.kind == jString {
+				n.required[e.s] = true
 			}
 		}
 	}
@@ -723,17 +784,14 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 		}
 	}
 	if pp := raw.get("patternProperties"); pp != nil && pp.kind == jObject {
-		cs := b.index[location(docURL, ptr)]
-		for _, m := range pp.obj {
-			var re js.Regexp
-			if cs != nil {
-				for r := range cs.PatternProperties {
-					if r.String() == m.key {
-						re = r
-						break
-					}
-				}
+		compiled := map[string]js.Regexp{}
+		if cs := b.index[location(docURL, ptr)]; cs != nil {
+			for r := range cs.PatternProperties {
+				compiled[r.String()] = r
 			}
+		}
+		for _, m := range pp.obj {
+			re := compiled[m.key]
 			if re == nil {
 				re, _ = lenientRegexp(m.key)
 			}
@@ -755,8 +813,21 @@ func (b *builder) objectPart(docURL string, ptr []string, raw *jval, d int) *nod
 					}
 				}
 				n.propDeps = append(n.propDeps, namedStrings{m.key, names})
+				if _, dup := n.propDepIdx[m.key]; !dup {
+					if n.propDepIdx == nil {
+						n.propDepIdx = map[string][]string{}
+					}
+					n.propDepIdx[m.key] = names
+				}
 			case m.val.kind != jArray && schemas:
-				n.schemaDeps = append(n.schemaDeps, namedNode{name: m.key, n: b.child(docURL, ptr, kw, m.key)})
+				c := b.child(docURL, ptr, kw, m.key)
+				n.schemaDeps = append(n.schemaDeps, namedNode{name: m.key, n: c})
+				if _, dup := n.schemaDepIdx[m.key]; !dup {
+					if n.schemaDepIdx == nil {
+						n.schemaDepIdx = map[string]*node{}
+					}
+					n.schemaDepIdx[m.key] = c
+				}
 			}
 		}
 	}

@@ -68,15 +68,15 @@ func normalizeSchema(v *jval) *jval {
 		case schemaKeywords[m.key]:
 			val = normalizeSchema(val)
 		}
-		out.obj = append(out.obj, member{m.key, val, m.line})
+		out.add(member{m.key, val, m.line})
 	}
 	return out
 }
 
 func mapValues(v *jval, f func(*jval) *jval) *jval {
-	out := &jval{kind: jObject, obj: make([]member, len(v.obj))}
-	for i, m := range v.obj {
-		out.obj[i] = member{m.key, f(m.val), m.line}
+	out := &jval{kind: jObject, obj: make([]member, 0, len(v.obj))}
+	for _, m := range v.obj {
+		out.add(member{m.key, f(m.val), m.line})
 	}
 	return out
 }

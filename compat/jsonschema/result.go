@@ -38,6 +38,18 @@ func (e *tooComplexError) Error() string {
 
 func (e *tooComplexError) Unwrap() error { return ErrTooComplex }
 
+// unsettledError is ErrTooComplex when the passes over recursive
+// definitions did not settle.
+type unsettledError struct {
+	passes int
+}
+
+func (e *unsettledError) Error() string {
+	return fmt.Sprintf("%v: the comparison of its recursive definitions did not settle in %d passes", ErrTooComplex, e.passes)
+}
+
+func (e *unsettledError) Unwrap() error { return ErrTooComplex }
+
 // result is what comparing one pair of parts found: the differences at the
 // pair itself and the results of the sub-pairs, in the order Confluent's
 // differ finds them. A result is built once per pair and shared by every
