@@ -187,7 +187,7 @@ func hasLatestRef(refs []Reference) bool {
 // (READONLY, an explicit id outside IMPORT, IMPORT without an id, an
 // imported id that holds other content, a subject past MaxVersion); 42207
 // an imported schema already registered under another id; 409
-// incompatible; 50001 the next allocated id would pass MaxID.
+// incompatible; 50001 every id up to MaxID is used or was used.
 func (s *Service) Register(ctx context.Context, subject string, req RegisterRequest) (SubjectSchema, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return SubjectSchema{}, err
@@ -213,6 +213,9 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 		created, err = r.run(ctx, tx)
 		return err
 	})
+	if r.verdict != nil {
+		s.verdict(*r.verdict)
+	}
 	if err != nil {
 		return SubjectSchema{}, err
 	}
@@ -250,8 +253,10 @@ type registration struct {
 	raw      RegisterRequest // the request before the config's contract merge
 	cand     candidate
 	norm     bool
-	// out is the answer.
-	out SubjectSchema
+	// out is the answer; verdict is the judgement of a new version, for
+	// the Observers.
+	out     SubjectSchema
+	verdict *Verdict
 }
 
 // newRegistration validates what needs no store: a request with a schema
@@ -272,7 +277,7 @@ func (s *Service) newRegistration(subject string, req RegisterRequest) (*registr
 // run registers in tx and returns the parsed schema when it created a
 // new schema ID.
 func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
-	r.out = SubjectSchema{}
+	r.out, r.verdict = SubjectSchema{}, nil
 	if err := r.checkMode(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -504,6 +509,8 @@ func (r *registration) judgeNew(ctx context.Context, tx Tx, version int) (*judge
 	if err != nil {
 		return nil, err
 	}
+	r.verdict = &Verdict{Source: VerdictRegister, Subject: r.subject, Type: r.format.Type(), Level: jr.level,
+		Compared: compared(jr.level, len(against)), Findings: j.Compat.Findings}
 	if j.Incompatible() {
 		return nil, srerr.New(srerr.ErrIncompatibleSchema,
 			"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",
@@ -542,6 +549,10 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 			if errors.Is(err, ErrConflict) {
 				return nil, srerr.New(srerr.ErrOperationNotPermitted,
 					"Overwrite new schema with id %d is not permitted: that id holds a different schema", r.req.ID)
+			}
+			if errors.Is(err, ErrIDsExhausted) {
+				return nil, srerr.New(srerr.ErrStore,
+					"Schema ids are exhausted: every id up to %d, the largest the wire format carries, is used or was used", MaxID)
 			}
 			return nil, fmt.Errorf("create schema: %w", err)
 		}

@@ -13,6 +13,10 @@ var ErrNotFound = errors.New("not found")
 // already taken.
 var ErrConflict = errors.New("conflict")
 
+// ErrIDsExhausted is returned by Tx.CreateSchema when every schema ID up to
+// MaxID is held or was held.
+var ErrIDsExhausted = errors.New("schema ids exhausted")
+
 // Store persists the registry. Every read happens in View and every write in
 // Update, so each registration, delete or config change is exactly one
 // transaction: it happens completely or not at all.
@@ -50,15 +54,19 @@ type Tx interface {
 	// SchemaByFingerprint returns the schema with fingerprint fp, or
 	// ErrNotFound.
 	SchemaByFingerprint(ctx context.Context, fp string) (Schema, error)
-	// CreateSchema stores s. With s.ID == 0 it allocates the next ID:
-	// greater than every ID ever stored, deleted ones and explicit ones
-	// included, so an ID is never handed out twice. Otherwise it uses s.ID
-	// (IMPORT mode), which may be an ID deleted earlier. Returns the ID, or
-	// ErrConflict if the ID or the fingerprint is taken.
+	// CreateSchema stores s. With s.ID == 0 it allocates an ID that no
+	// schema holds or ever held: one above every ID ever stored, deleted
+	// ones and explicit ones included (Confluent's rule), while that is at
+	// most MaxID; past MaxID (an IMPORT took the largest ID), the smallest
+	// ID that no schema holds or held above the last one allocated that
+	// way, so that one import cannot make the registry refuse every new
+	// schema. Otherwise it uses s.ID (IMPORT mode), which may be an ID
+	// deleted earlier. Returns the ID, ErrConflict if the ID or the
+	// fingerprint is taken, or ErrIDsExhausted when no ID is left.
 	CreateSchema(ctx context.Context, s Schema) (int64, error)
 	// DeleteSchema removes schema id and its references, so that its
-	// fingerprint and ID are free again; IDs allocated later still go
-	// above it. The service calls it once a permanent delete leaves the
+	// fingerprint is free again and its ID free for an explicit
+	// (imported) ID; allocation never hands it out again. The service calls it once a permanent delete leaves the
 	// schema without any subject version, because Confluent forgets such
 	// IDs ("a hard delete removes all metadata, including schema IDs":
 	// docs.confluent.io, schema-registry/schema-deletion-guidelines).

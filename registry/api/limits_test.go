@@ -51,9 +51,11 @@ func TestImportIDAndVersionRange(t *testing.T) {
 	}
 }
 
-// TestAllocationLimits checks that once IMPORT has used the largest id or
-// version, a normal registration gets a clear error rather than an id or
-// version that clients cannot carry, and stores nothing.
+// TestAllocationLimits checks that once IMPORT has used the largest id,
+// registration still allocates ids (below the imported maximum, never one
+// held or deleted), for other subjects too and after the imported subject
+// is deleted; a subject at the largest version gets a clear error and
+// stores nothing.
 func TestAllocationLimits(t *testing.T) {
 	e := newEnv(t)
 	e.run([]step{
@@ -64,9 +66,6 @@ func TestAllocationLimits(t *testing.T) {
 	})
 	before := e.snapshot()
 	e.run([]step{
-		// A new schema needs an id above 2^31-1.
-		{method: "POST", path: "/subjects/other/versions", body: schemaBody(recAint), status: 500, code: 50001,
-			contains: []string{"Schema ids are exhausted", "2147483648"}},
 		// A known schema under a subject at the largest version.
 		{method: "POST", path: "/subjects/last/versions", body: schemaBody(recA), status: 422, code: 42205,
 			contains: []string{"largest version number, 2147483647"}},
@@ -78,4 +77,17 @@ func TestAllocationLimits(t *testing.T) {
 	if after := e.snapshot(); after != before {
 		t.Errorf("refused registrations changed the registry:\nbefore %s\nafter  %s", before, after)
 	}
+	e.run([]step{
+		// New schemas get the smallest free ids below the imported maximum.
+		{method: "POST", path: "/subjects/other/versions", body: schemaBody(recAint), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/other2/versions", body: schemaBody(recAb), json: `{"id":2}`},
+		{method: "GET", path: "/schemas/ids/1?fetchMaxId=true", contains: []string{`"maxId":2147483647`}},
+		// Deleting the imported subject frees nothing and blocks nothing.
+		{method: "DELETE", path: "/subjects/top", json: `[1]`},
+		{method: "DELETE", path: "/subjects/top?permanent=true", json: `[1]`},
+		{method: "POST", path: "/subjects/other3/versions", body: schemaBody(recAc), json: `{"id":3}`},
+		// Id 4 is free; 5 is held by "last".
+		{method: "POST", path: "/subjects/other4/versions", body: schemaBody(recAreq), json: `{"id":4}`},
+		{method: "POST", path: "/subjects/other5/versions", body: schemaBody(`{"type":"record","name":"C","fields":[]}`), json: `{"id":6}`},
+	})
 }

@@ -80,8 +80,11 @@ func scanSchema(row *sql.Row) (registry.Schema, error) {
 
 // CreateSchema stores s and its references and returns its ID: s.ID if set,
 // else one above the largest ID ever stored (the schema_id_mark row, which
-// deleted and explicit IDs also raise, so no ID is handed out twice).
-// Errors wrap registry.ErrConflict when the ID or the fingerprint is taken.
+// deleted and explicit IDs also raise, so no ID is handed out twice), or,
+// once that passes registry.MaxID, the smallest ID above the fallback
+// floor that no schema holds or held (see allocateID). Errors wrap
+// registry.ErrConflict when the ID or the fingerprint is taken, and
+// registry.ErrIDsExhausted when no ID is left.
 // A negative ID or an empty fingerprint is rejected. Metadata, RuleSet and
 // References that are empty are stored as absent and read back as nil.
 func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error) {
@@ -91,9 +94,10 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	if s.Fingerprint == "" {
 		return 0, fmt.Errorf("create schema: empty fingerprint")
 	}
-	id := s.ID
+	id, fallback := s.ID, false
 	if id == 0 {
-		if err := t.tx.QueryRowContext(ctx, `SELECT max_id + 1 FROM schema_id_mark`).Scan(&id); err != nil {
+		var err error
+		if id, fallback, err = t.allocateID(ctx); err != nil {
 			return 0, fmt.Errorf("create schema: allocate id: %w", err)
 		}
 	}
@@ -125,14 +129,14 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 		}
 	}
 	// Raised after the insert succeeded, so a conflict leaves it alone.
-	if _, err := t.tx.ExecContext(ctx, `UPDATE schema_id_mark SET max_id = MAX(max_id, ?)`, id); err != nil {
-		return 0, fmt.Errorf("create schema %d: raise the id mark: %w", id, err)
+	if err := t.markAllocated(ctx, id, fallback); err != nil {
+		return 0, fmt.Errorf("create schema %d: %w", id, err)
 	}
 	return id, nil
 }
 
-// DeleteSchema removes schema id and its reference rows. The ID mark stays,
-// so later allocations go above id. Errors wrap registry.ErrNotFound for an
+// DeleteSchema removes schema id and its reference rows. The ID mark stays
+// and id is retired, so allocation never hands it out again. Errors wrap registry.ErrNotFound for an
 // unknown id and registry.ErrConflict while a subject version still holds
 // id (the subject_versions foreign key).
 func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
@@ -152,6 +156,9 @@ func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
 	}
 	if err := affectedOne(res, err); err != nil {
+		return fmt.Errorf("delete schema %d: %w", id, err)
+	}
+	if err := t.retire(ctx, id); err != nil {
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
 	return nil

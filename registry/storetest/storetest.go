@@ -47,6 +47,7 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 	}{
 		{"IDAllocation", testIDAllocation},
 		{"IDAllocationWithinOneUpdate", testIDAllocationWithinOneUpdate},
+		{"IDAllocationPastImportedMaximum", testIDAllocationPastImportedMaximum},
 		{"CreateSchemaConflicts", testCreateSchemaConflicts},
 		{"SchemaRoundTrip", testSchemaRoundTrip},
 		{"SchemaNotFound", testSchemaNotFound},
