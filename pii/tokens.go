@@ -205,7 +205,9 @@ func KindOf(typ string) Kind {
 		return KindOf(inner)
 	case strings.HasPrefix(t, "union{") && strings.HasSuffix(t, "}"):
 		return unionKind(splitTopLevel(t[len("union{"):len(t)-1], ','))
-	case strings.Contains(t, "|"):
+	case strings.Contains(t, "|") && len(splitTopLevel(t, '|')) > 1:
+		// A '|' inside brackets only (FuzzDetect: "map<a, array<b|<")
+		// splits nothing; recursing on the same text would never end.
 		return unionKind(splitTopLevel(t, '|'))
 	case strings.HasPrefix(t, "decimal("):
 		return KindNumber
