@@ -23,6 +23,7 @@ import (
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/web"
 )
 
 // Defaults and environment variables of `charter serve`. A flag beats its
@@ -62,6 +63,9 @@ type Config struct {
 	Security
 	// Database is the database's settings beyond DB (database.go).
 	Database
+	// UI serves the web UI under /ui/ (package web); `GET /` from a
+	// browser redirects there.
+	UI bool
 }
 
 // Validate reports the first setting that cannot work, naming its flag:
@@ -183,6 +187,7 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 	f.BoolVar(&cfg.InsecureNoAuth, "insecure-no-auth", false, "serve a non-loopback address without authentication (anyone who reaches it may change anything)")
 	f.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM); with --tls-key, serve HTTPS")
 	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	f.BoolVar(&cfg.UI, "ui", true, "serve the web UI under /ui/ (--ui=false: the API only)")
 	f.StringVar(&cfg.TLSClientCA, "tls-client-ca", "", "CA bundle (PEM) for client certificates (mTLS): a certificate's CN or first SAN names the principal")
 	return cmd
 }
@@ -258,6 +263,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		Commit:       commit,
 		Auth:         authn,
 	})
+	if cfg.UI {
+		ui, err := web.New(svc, web.Options{Auth: authn, Logger: log})
+		if err != nil {
+			return err
+		}
+		handler = web.Mount(handler, ui)
+	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: orDefault(cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
@@ -266,7 +278,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	addr := ln.Addr().String()
-	log.Info("charter serving", "addr", scheme+"://"+addr, "db", displayDB(cfg.DB), "version", version, "auth", authn != nil)
+	log.Info("charter serving", "addr", scheme+"://"+addr, "db", displayDB(cfg.DB), "version", version, "auth", authn != nil, "ui", cfg.UI)
 	if ready != nil {
 		ready(addr)
 	}

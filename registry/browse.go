@@ -1,0 +1,381 @@
+package registry
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/lineage"
+	"github.com/charter-dev/charter/pii"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+// Read views for the web UI (package web): each is one read transaction
+// over what the REST API's calls read one subject at a time, so that a
+// page listing every subject or every deprecation costs one call.
+
+// Now returns the time of the Service's clock (WithClock), in UTC: the
+// moment TTLs, extensions and countdowns are judged at.
+func (s *Service) Now() time.Time { return s.now() }
+
+// SubjectSummary is one live subject as the subject list shows it.
+type SubjectSummary struct {
+	Subject string `json:"subject"`
+	// Version, SchemaID and Type are the latest live version's.
+	Version  int               `json:"version"`
+	SchemaID int64             `json:"schemaId"`
+	Type     compat.SchemaType `json:"schemaType"`
+	// Versions counts the live versions.
+	Versions int               `json:"versions"`
+	Owner    *governance.Owner `json:"owner,omitempty"`
+	// Deprecations counts the subject's deprecations (fields and
+	// versions) made by now; Expired those whose TTL is over.
+	Deprecations int `json:"deprecations"`
+	Expired      int `json:"expired"`
+	// Tags are the tags of the latest version's fields (inline, metadata
+	// and governance tags), sorted.
+	Tags []string `json:"tags,omitempty"`
+	// Consumers and Producers are the services the lineage names now,
+	// sorted.
+	Consumers []string `json:"consumers,omitempty"`
+	Producers []string `json:"producers,omitempty"`
+}
+
+// SubjectSummaries returns every live subject, sorted, with its latest
+// version, owner, deprecation counts, field tags and lineage, read in one
+// transaction at the registry's clock.
+func (s *Service) SubjectSummaries(ctx context.Context) ([]SubjectSummary, error) {
+	out := []SubjectSummary{}
+	err := s.gview(ctx, "list subject summaries", func(tx Tx, g GovernanceTx) error {
+		now := s.now()
+		vs, err := tx.Versions(ctx, VersionQuery{})
+		if err != nil {
+			return err
+		}
+		owners, err := listRecords[governance.Owner](ctx, g, kindOwner, "", true)
+		if err != nil {
+			return err
+		}
+		ownerOf := make(map[string]governance.Owner, len(owners))
+		for _, o := range owners {
+			ownerOf[o.Subject] = o
+		}
+		deps, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, "", true)
+		if err != nil {
+			return err
+		}
+		tagRecs, err := g.GovernanceRecords(ctx, RecordQuery{Kind: kindTags, AllSubjects: true})
+		if err != nil {
+			return err
+		}
+		govTags := map[string]map[string][]string{}
+		for _, r := range tagRecs {
+			var m map[string][]string
+			if ok, err := getRecord(ctx, g, kindTags, r.Subject, "", &m); err != nil || !ok {
+				return err
+			}
+			govTags[r.Subject] = m
+		}
+		chs, err := lineageChanges(ctx, g, "", 0)
+		if err != nil {
+			return err
+		}
+		decl := lineage.Replay(chs, now)
+		consumers, producers := map[string][]string{}, map[string][]string{}
+		for _, c := range decl.Consumers {
+			consumers[c.Subject] = append(consumers[c.Subject], c.Service)
+		}
+		for _, p := range decl.Producers {
+			producers[p.Subject] = append(producers[p.Subject], p.Service)
+		}
+		for i := 0; i < len(vs); {
+			j := i
+			for j < len(vs) && vs[j].Subject == vs[i].Subject {
+				j++
+			}
+			lv := live(vs[i:j])
+			i = j
+			if len(lv) == 0 {
+				continue
+			}
+			latest := lv[len(lv)-1]
+			sum := SubjectSummary{Subject: latest.Subject, Version: latest.Version, SchemaID: latest.SchemaID, Versions: len(lv),
+				Consumers: sortedUnique(consumers[latest.Subject]), Producers: sortedUnique(producers[latest.Subject])}
+			if o, ok := ownerOf[latest.Subject]; ok {
+				sum.Owner = &o
+			}
+			st, err := storedSchema(ctx, tx, latest.SchemaID)
+			if err != nil {
+				return err
+			}
+			sum.Type = st.Type
+			if p, err := s.parseStored(ctx, tx, st); err == nil {
+				sum.Tags = fieldTagUnion(compat.Fields(p), st.Metadata, govTags[latest.Subject])
+			}
+			out = append(out, sum)
+		}
+		idx := make(map[string]int, len(out))
+		for i, o := range out {
+			idx[o.Subject] = i
+		}
+		for _, d := range deps {
+			i, ok := idx[d.Subject]
+			if !ok || (!d.DeprecatedAt.IsZero() && d.DeprecatedAt.After(now)) {
+				continue
+			}
+			out[i].Deprecations++
+			if d.StateAt(now) == governance.StateExpired {
+				out[i].Expired++
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// fieldTagUnion is the sorted union of the tags of fields: inline, from
+// the version's metadata.tags and from the subject's governance tags.
+func fieldTagUnion(fields []compat.Field, metadata []byte, gov map[string][]string) []string {
+	md, _ := pii.ParseMetadata(metadata)
+	metaTags := pii.NewTagResolver(pii.Metadata{Tags: md.Tags})
+	govTags := pii.NewTagResolver(pii.Metadata{Tags: gov})
+	var all []string
+	for _, f := range fields {
+		all = append(all, f.Tags...)
+		bare := f
+		bare.Tags = nil
+		if len(md.Tags) > 0 {
+			all = append(all, metaTags.Tags(bare)...)
+		}
+		if len(gov) > 0 {
+			all = append(all, govTags.Tags(bare)...)
+		}
+	}
+	return sortedUnique(all)
+}
+
+func sortedUnique(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
+	}
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// AllDeprecationMigrations returns the migration status of every
+// deprecated field of every live subject (GET …/{s}/migrations for each
+// subject), by subject and path, at the registry's clock.
+func (gov *Governance) AllDeprecationMigrations(ctx context.Context) ([]DeprecationMigration, error) {
+	s := gov.s
+	out := []DeprecationMigration{}
+	err := s.gview(ctx, "deprecation migration status", func(tx Tx, g GovernanceTx) error {
+		now := s.now()
+		deps, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, "", true)
+		if err != nil {
+			return err
+		}
+		chs, err := lineageChanges(ctx, g, "", 0)
+		if err != nil {
+			return err
+		}
+		bySubject := map[string][]lineage.Change{}
+		for _, c := range chs {
+			if c.Consumer != nil {
+				bySubject[c.Consumer.Subject] = append(bySubject[c.Consumer.Subject], c)
+			}
+		}
+		st := governance.SubjectState{Deprecations: deps}
+		asOf(&st, now)
+		for _, d := range st.Deprecations {
+			if d.Kind != governance.ItemField {
+				continue
+			}
+			out = append(out, migrationOf(d.Subject, d, bySubject[d.Subject], now))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Subject != out[j].Subject {
+			return out[i].Subject < out[j].Subject
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// VersionFields returns version n of subject (Latest for the latest) with
+// the fields of its parsed schema (compat.Fields: path, type, tags,
+// deprecated, line). Errors: as Version.
+func (s *Service) VersionFields(ctx context.Context, subject string, n int) (SubjectSchema, []compat.Field, error) {
+	ss, err := s.Version(ctx, subject, n, false)
+	if err != nil {
+		return ss, nil, err
+	}
+	var fields []compat.Field
+	err = s.view(ctx, "version fields", func(tx Tx) error {
+		p, err := s.parseStored(ctx, tx, ss.Schema)
+		if err != nil {
+			return err
+		}
+		fields = compat.Fields(p)
+		return nil
+	})
+	return ss, fields, err
+}
+
+// Comparison is two versions of a subject side by side: the changes from
+// From to To as the changelog words them, and the compatibility findings
+// of To against From at the subject's level (non-transitive: the one
+// version), each with its rule ID and path.
+type Comparison struct {
+	Subject    string              `json:"subject"`
+	Level      compat.Level        `json:"level"`
+	From       SubjectSchema       `json:"-"`
+	To         SubjectSchema       `json:"-"`
+	FromFields []compat.Field      `json:"fromFields"`
+	ToFields   []compat.Field      `json:"toFields"`
+	Bump       governance.Bump     `json:"bump"`
+	Changes    []governance.Change `json:"changes"`
+	Findings   []compat.Finding    `json:"findings"`
+}
+
+// Compare compares version to of subject with version from (either may be
+// Latest). Errors: 40401 the subject has no live version; 40402 either
+// version is unknown.
+func (gov *Governance) Compare(ctx context.Context, subject string, from, to int) (Comparison, error) {
+	s := gov.s
+	out := Comparison{Subject: subject}
+	err := s.gview(ctx, "compare versions", func(tx Tx, g GovernanceTx) error {
+		subject, err := resolveAlias(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		out.Subject = subject
+		vs, err := subjectVersions(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		lv := live(vs)
+		if len(lv) == 0 {
+			return errSubjectNotFound(subject)
+		}
+		var sides [2]governance.Version
+		var fields [2][]compat.Field
+		var stored [2]Schema
+		var found [2]SubjectVersion
+		for i, n := range []int{from, to} {
+			v, ok := findVersion(lv, n, false)
+			if !ok {
+				return errVersionNotFound(subject, n)
+			}
+			st, err := storedSchema(ctx, tx, v.SchemaID)
+			if err != nil {
+				return err
+			}
+			p, err := s.parseStored(ctx, tx, st)
+			if err != nil {
+				return err
+			}
+			found[i], stored[i] = v, st
+			sides[i] = governance.Version{Version: v.Version, Schema: p, Metadata: st.Metadata, RuleSet: st.RuleSet}
+			fields[i] = compat.Fields(p)
+		}
+		out.From = SubjectSchema{Subject: subject, Version: found[0].Version, Schema: stored[0]}
+		out.To = SubjectSchema{Subject: subject, Version: found[1].Version, Schema: stored[1]}
+		out.FromFields, out.ToFields = fields[0], fields[1]
+		cfg, err := effectiveConfig(ctx, tx, subject)
+		if err != nil {
+			return err
+		}
+		pol, err := effectivePolicy(ctx, g, subject)
+		if err != nil {
+			return err
+		}
+		deps, err := listRecords[governance.Deprecation](ctx, g, kindDeprecation, subject, false)
+		if err != nil {
+			return err
+		}
+		out.Level = cfg.Compatibility
+		f, err := s.format(stored[1].Type)
+		if err != nil {
+			return err
+		}
+		if f, err = withPolicyProfile(f, pol); err != nil {
+			return err
+		}
+		if stored[0].Type == stored[1].Type {
+			c := governance.Classify(governance.ClassifyInput{Format: f, Level: cfg.Compatibility, Previous: sides[0], Current: sides[1],
+				TTLDays: pol.TTLDays(), Deprecations: deps})
+			out.Bump, out.Changes = c.Bump, c.Changes
+			level := compat.Level(strings.TrimSuffix(string(cfg.Compatibility), "_TRANSITIVE"))
+			res, _, err := s.checkCompatibility(ctx, tx, f, sides[1].Schema, level, []SubjectVersion{found[0]})
+			if err != nil {
+				return err
+			}
+			out.Findings = res.Findings
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PIISuspects returns, for subject ("" for every live subject), the
+// fields of the latest version that look like personal data and carry no
+// PII tag (PII_UNTAGGED over every field, not only new ones), leaving out
+// reviewed dismissals: the untagged suspects of the PII map. By subject
+// and path.
+func (gov *Governance) PIISuspects(ctx context.Context, subject string) ([]rule.Finding, error) {
+	s := gov.s
+	out := []rule.Finding{}
+	err := s.gview(ctx, "PII suspects", func(tx Tx, g GovernanceTx) error {
+		var subjects []string
+		if subject != "" {
+			subjects = []string{subject}
+		} else {
+			vs, err := tx.Versions(ctx, VersionQuery{})
+			if err != nil {
+				return err
+			}
+			for _, v := range live(vs) {
+				if len(subjects) == 0 || subjects[len(subjects)-1] != v.Subject {
+					subjects = append(subjects, v.Subject)
+				}
+			}
+		}
+		now := s.now()
+		for _, subj := range subjects {
+			v, st, p, ok, err := s.latestParsed(ctx, tx, subj)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			state := governance.SubjectState{Subject: subj}
+			if state.Dismissals, err = listRecords[governance.Dismissal](ctx, g, kindDismissal, subj, false); err != nil {
+				return err
+			}
+			if _, err := getRecord(ctx, g, kindTags, subj, "", &state.Tags); err != nil {
+				return err
+			}
+			asOf(&state, now)
+			if state.Policy, err = effectivePolicy(ctx, g, subj); err != nil {
+				return err
+			}
+			for _, f := range governance.PIISuspects(state, governance.Version{Version: v.Version, Schema: p, Metadata: st.Metadata, RuleSet: st.RuleSet}) {
+				f.Subject = subj
+				out = append(out, f)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
