@@ -36,7 +36,9 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 		return CompatibilityResult{}, err
 	}
 	var out CompatibilityResult
+	var v *Verdict // for the Observers
 	err = s.view(ctx, "check compatibility", func(tx Tx) error {
+		v = nil
 		subject, err := resolveAlias(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -91,8 +93,13 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 			Findings:   res.Findings,
 			Messages:   compatibilityMessages(res, olds, cfg),
 		}
+		v = &Verdict{Source: VerdictCheck, Subject: subject, Type: f.Type(), Level: level,
+			Compared: compared(level, len(against)), Findings: res.Findings}
 		return nil
 	})
+	if v != nil {
+		s.verdict(*v)
+	}
 	return out, err
 }
 

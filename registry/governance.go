@@ -946,7 +946,9 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 		return governance.CheckResult{}, err
 	}
 	out := governance.CheckResult{Subject: subject}
+	var vd *Verdict // for the Observers
 	err = s.gview(ctx, "check governance", func(tx Tx, g GovernanceTx) error {
+		vd = nil
 		// The steps of registration up to its judgement (no mode check:
 		// a dry run writes nothing).
 		if err := r.prepare(ctx, tx); err != nil {
@@ -982,6 +984,10 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 		if err != nil {
 			return err
 		}
+		if !out.Existing {
+			vd = &Verdict{Source: VerdictDryRun, Subject: subject, Type: f.Type(), Level: jr.level,
+				Compared: compared(jr.level, len(jr.against)), Findings: j.Compat.Findings}
+		}
 		out.Findings = j.Findings
 		out.SemVer = j.Governance.SemVer
 		if c := j.Governance.Classification; c != nil {
@@ -993,6 +999,9 @@ func (gov *Governance) Check(ctx context.Context, subject string, req RegisterRe
 		}
 		return nil
 	})
+	if vd != nil {
+		s.verdict(*vd)
+	}
 	return out, err
 }
 

@@ -54,6 +54,9 @@ type Service struct {
 	forgetMu sync.RWMutex
 	onForget []func(id int64)
 	onDrop   []func() // OnCachesDropped
+
+	obs observers      // Observe (observe.go)
+	inv inventoryCache // Inventory (inventory.go)
 }
 
 // OnSchemaForgotten registers fn to be called, after the commit, with
@@ -275,12 +278,12 @@ func storeErr(op string, err error) error {
 
 // view runs fn in a read transaction.
 func (s *Service) view(ctx context.Context, op string, fn func(Tx) error) error {
-	return storeErr(op, s.store.View(ctx, fn))
+	return storeErr(op, s.timed(op, false, func() error { return s.store.View(ctx, fn) }))
 }
 
 // update runs fn in a write transaction.
 func (s *Service) update(ctx context.Context, op string, fn func(Tx) error) error {
-	return storeErr(op, s.store.Update(ctx, fn))
+	return storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
 }
 
 // subjectVersions returns every version of subject, soft-deleted included,
