@@ -12,6 +12,7 @@ import (
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/pii"
 	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
 // Read views for the web UI (package web): each is one read transaction
@@ -248,9 +249,17 @@ type Comparison struct {
 }
 
 // Compare compares version to of subject with version from (either may be
-// Latest). Errors: 40401 the subject has no live version; 40402 either
-// version is unknown.
-func (gov *Governance) Compare(ctx context.Context, subject string, from, to int) (Comparison, error) {
+// Latest) at level ("" for the subject's effective level). Errors: 40401
+// the subject has no live version; 40402 either version is unknown;
+// 42203 an unknown level.
+func (gov *Governance) Compare(ctx context.Context, subject string, from, to int, level compat.Level) (Comparison, error) {
+	if level != "" {
+		lv, err := compat.ParseLevel(string(level))
+		if err != nil {
+			return Comparison{}, srerr.New(srerr.ErrInvalidCompatibility, "Invalid compatibility level %q", level)
+		}
+		level = lv
+	}
 	s := gov.s
 	out := Comparison{Subject: subject}
 	err := s.gview(ctx, "compare versions", func(tx Tx, g GovernanceTx) error {
@@ -304,6 +313,9 @@ func (gov *Governance) Compare(ctx context.Context, subject string, from, to int
 			return err
 		}
 		out.Level = cfg.Compatibility
+		if level != "" {
+			out.Level = level
+		}
 		f, err := s.format(stored[1].Type)
 		if err != nil {
 			return err
@@ -312,10 +324,10 @@ func (gov *Governance) Compare(ctx context.Context, subject string, from, to int
 			return err
 		}
 		if stored[0].Type == stored[1].Type {
-			c := governance.Classify(governance.ClassifyInput{Format: f, Level: cfg.Compatibility, Previous: sides[0], Current: sides[1],
+			c := governance.Classify(governance.ClassifyInput{Format: f, Level: out.Level, Previous: sides[0], Current: sides[1],
 				TTLDays: pol.TTLDays(), Deprecations: deps})
 			out.Bump, out.Changes = c.Bump, c.Changes
-			level := compat.Level(strings.TrimSuffix(string(cfg.Compatibility), "_TRANSITIVE"))
+			level := compat.Level(strings.TrimSuffix(string(out.Level), "_TRANSITIVE"))
 			res, _, err := s.checkCompatibility(ctx, tx, f, sides[1].Schema, level, []SubjectVersion{found[0]})
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
@@ -35,6 +36,8 @@ type compareView struct {
 	// General are the findings and changes no line carries.
 	General  []note
 	Findings int
+	Level    string
+	Levels   []option
 }
 
 // comparePage shows two versions side by side (?from=&to=, default the
@@ -70,7 +73,11 @@ func (u *ui) comparePage(w http.ResponseWriter, r *http.Request) {
 			*p.dst = n
 		}
 	}
-	cmp, err := u.svc.Governance().Compare(ctx, subject, v.From, v.To)
+	v.Level = r.URL.Query().Get("level")
+	for _, l := range compat.Levels {
+		v.Levels = append(v.Levels, option{Value: string(l), Selected: string(l) == v.Level})
+	}
+	cmp, err := u.svc.Governance().Compare(ctx, subject, v.From, v.To, compat.Level(v.Level))
 	if err != nil {
 		u.fail(w, r, err)
 		return
@@ -81,9 +88,10 @@ func (u *ui) comparePage(w http.ResponseWriter, r *http.Request) {
 	v.Left = sides(highlight(cmp.From.Schema.Type, cmp.From.Schema.Text, fromText, cmp.FromFields))
 	v.Right = sides(highlight(cmp.To.Schema.Type, cmp.To.Schema.Text, toText, cmp.ToFields))
 	place := func(n note) {
+		path := fieldPath(n.Path)
 		for _, side := range [][]sideLine{v.Right, v.Left} {
 			for i := range side {
-				if n.Path != "" && side[i].Field == n.Path {
+				if path != "" && side[i].Field == path {
 					side[i].Notes = append(side[i].Notes, n)
 					return
 				}
@@ -116,4 +124,28 @@ func sides(lines []codeLine) []sideLine {
 		out[i] = sideLine{codeLine: l}
 	}
 	return out
+}
+
+// fieldPath turns the JSON pointer of a JSON Schema finding
+// ("#/properties/customer/properties/email", "#/required/qty") into the
+// field path the fields use (".customer.email", ".qty"); other paths are
+// returned as they are.
+func fieldPath(p string) string {
+	if !strings.HasPrefix(p, "#/") {
+		return p
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "#/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "required":
+			if i+1 < len(segs) {
+				b.WriteString("." + strings.NewReplacer("~1", "/", "~0", "~").Replace(segs[i+1]))
+				i++
+			}
+		case "items":
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
 }

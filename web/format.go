@@ -64,10 +64,11 @@ func dateTag(t time.Time) template.HTML {
 		t.Format(time.RFC3339), t.Format("2006-01-02 15:04")+" UTC", t.Format("2006-01-02")))
 }
 
-// countdown words days left: "expired", "1 day left", "12 days left".
+// countdown words days left: "1 day left", "12 days left", "0 days
+// left" once expired (the state badge beside it says expired).
 func countdown(days int, state governance.State) string {
 	if state == governance.StateExpired || days <= 0 {
-		return "expired"
+		return "0 days left"
 	}
 	return rule.Plural(days, "day") + " left"
 }

@@ -77,6 +77,38 @@ func (u *ui) piiPage(w http.ResponseWriter, r *http.Request) {
 			v.Exposures = append(v.Exposures, e)
 		}
 	}
+	// The lineage graph holds the subjects lineage names; tagged fields
+	// of the others come from their tags, read by nobody.
+	sums, err := u.svc.SubjectSummaries(ctx)
+	if err != nil {
+		u.fail(w, r, err)
+		return
+	}
+	covered := map[string]bool{}
+	for _, e := range v.Exposures {
+		covered[e.Subject] = true
+	}
+	for _, s := range sums {
+		if (v.Subject != "" && s.Subject != v.Subject) || covered[s.Subject] || !slices.ContainsFunc(s.Tags, func(t string) bool { return containsFold(want, t) }) {
+			continue
+		}
+		tv, err := u.svc.Governance().Tags(ctx, s.Subject)
+		if err != nil {
+			u.fail(w, r, err)
+			return
+		}
+		for _, f := range tv.Fields {
+			var hit []string
+			for _, t := range f.Tags {
+				if containsFold(want, t) {
+					hit = append(hit, t)
+				}
+			}
+			if len(hit) > 0 {
+				v.Exposures = append(v.Exposures, lineage.Exposure{Subject: s.Subject, Path: f.Path, Tags: hit, Versions: []int{tv.Version}})
+			}
+		}
+	}
 	slices.SortStableFunc(v.Exposures, func(a, b lineage.Exposure) int {
 		if c := strings.Compare(a.Subject, b.Subject); c != 0 {
 			return c
@@ -108,11 +140,6 @@ func (u *ui) piiPage(w http.ResponseWriter, r *http.Request) {
 	subjects := []string{v.Subject}
 	if v.Subject == "" {
 		subjects = nil
-		sums, err := u.svc.SubjectSummaries(ctx)
-		if err != nil {
-			u.fail(w, r, err)
-			return
-		}
 		for _, s := range sums {
 			subjects = append(subjects, s.Subject)
 		}
