@@ -13,6 +13,9 @@ type access struct {
 	// ("consumer", "service"); "" when the handler reads it from the body
 	// and calls requireTeam itself.
 	team string
+	// publicWhen, when set, makes the endpoint public under the options
+	// it approves (GET /metrics with MetricsOptions.Public).
+	publicWhen func(Options) bool
 }
 
 type accessKind int
@@ -47,10 +50,15 @@ func (k accessKind) String() string {
 // refuses a pattern missing here, so a new endpoint cannot be added
 // without saying who may call it.
 var routeAccess = map[string]access{
-	"GET /{$}":                 {kind: read},
-	"GET /health":              {kind: public},
-	"GET /health/live":         {kind: public},
-	"GET /health/ready":        {kind: public},
+	"GET /{$}":          {kind: read},
+	"GET /health":       {kind: public},
+	"GET /health/live":  {kind: public},
+	"GET /health/ready": {kind: public},
+	"GET /livez":        {kind: public},
+	"GET /readyz":       {kind: public},
+	// Prometheus scrapers often have no credentials: serve
+	// --metrics-public lets them in.
+	"GET /metrics":             {kind: read, publicWhen: func(o Options) bool { return o.Metrics.Public }},
 	"GET /v1/metadata/id":      {kind: read},
 	"GET /v1/metadata/version": {kind: read},
 	"GET /contexts":            {kind: read},
@@ -166,6 +174,22 @@ func (rt *router) HandleFunc(pattern string, h http.HandlerFunc) {
 	if !ok {
 		panic("api: route " + pattern + " has no entry in routeAccess (access.go)")
 	}
+	if a.publicWhen != nil && a.publicWhen(rt.s.opts) {
+		a.kind = public
+	}
 	rt.patterns = append(rt.patterns, pattern)
-	rt.mux.Handle(pattern, rt.s.authorize(a, h))
+	inner := rt.s.authorize(a, h)
+	m := rt.s.metrics
+	if m == nil {
+		rt.mux.Handle(pattern, inner)
+		return
+	}
+	rm := m.route(pattern)
+	rt.s.routeMetrics[pattern] = rm
+	rt.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.route = rm
+		}
+		inner.ServeHTTP(w, r)
+	}))
 }

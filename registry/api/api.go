@@ -46,6 +46,8 @@ type Options struct {
 	// endpoint as access.go says; nil leaves every endpoint open (a
 	// registry on a loopback address).
 	Auth *auth.Authenticator
+	// Metrics configures GET /metrics (metrics.go).
+	Metrics MetricsOptions
 }
 
 // maxCachedResponses bounds the per-ID response cache.
@@ -63,6 +65,13 @@ type server struct {
 	byIDMu  sync.RWMutex
 	byID    map[int64][]byte
 	byIDGen uint64
+
+	// mux is the router's ServeMux; routeMetrics the metrics of each
+	// route pattern registered on it.
+	mux          *http.ServeMux
+	routeMetrics map[string]*routeMetrics
+	metrics      *metrics
+	ids          *requestIDs
 }
 
 // New returns the REST API over svc.
@@ -82,10 +91,14 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	if opts.ClusterID == "" {
 		opts.ClusterID = "charter"
 	}
-	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{}}
+	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{},
+		routeMetrics: map[string]*routeMetrics{}, ids: newRequestIDs()}
+	s.metrics = newMetrics(s)
 	svc.OnSchemaForgotten(s.evictByID)
 	svc.OnCachesDropped(s.evictAllByID)
+	svc.Observe(s.metrics)
 	mux := &router{mux: http.NewServeMux(), s: s}
+	s.mux = mux.mux
 	s.routes(mux)
 	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))
 }
@@ -97,6 +110,9 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /health/live", s.health)
 	mux.HandleFunc("GET /health/ready", s.ready)
+	mux.HandleFunc("GET /livez", s.health)
+	mux.HandleFunc("GET /readyz", s.ready)
+	mux.HandleFunc("GET /metrics", s.serveMetrics)
 	mux.HandleFunc("GET /v1/metadata/id", s.clusterID)
 	mux.HandleFunc("GET /v1/metadata/version", s.serverVersion)
 	mux.HandleFunc("GET /contexts", s.contexts)

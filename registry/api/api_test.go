@@ -286,7 +286,7 @@ func TestRequestLogLine(t *testing.T) {
 	e := newEnv(t)
 	e.mustDo("GET", "/subjects", "")
 	line := e.log.String()
-	for _, want := range []string{"msg=request", "method=GET", "path=/subjects", "status=200", "duration="} {
+	for _, want := range []string{"msg=request", "method=GET", "path=/subjects", "status=200", "duration_ms="} {
 		if !strings.Contains(line, want) {
 			t.Errorf("request log %q lacks %q", line, want)
 		}

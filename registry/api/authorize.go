@@ -61,13 +61,19 @@ func (s *server) identify(next http.Handler) http.Handler {
 		}
 		// Health probes come from load balancers, anonymous and often:
 		// they are never rate-limited.
-		if allowed, wait := a.Allow(key); !allowed && !strings.HasPrefix(r.URL.Path, "/health") {
+		if allowed, wait := a.Allow(key); !allowed && !isProbe(r.URL.Path) {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
 			writeError(w, r, s.log, srerr.New(srerr.ErrRateLimited, "Too many requests from '%s'; retry in %s", key, wait.Round(time.Millisecond)))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isProbe reports whether path is a health probe's (/health...,
+// /livez, /readyz).
+func isProbe(path string) bool {
+	return strings.HasPrefix(path, "/health") || path == "/livez" || path == "/readyz"
 }
 
 // clientHost is the host part of r's remote address.

@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/charter-dev/charter/registry/srerr"
@@ -73,7 +76,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 			w.WriteHeader(StatusClientClosed)
 			return
 		}
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error())
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err.Error(),
+			"request_id", requestIDOf(w))
 		msg = "Error in the backend data store; the server log has the details"
 	}
 	writeJSON(w, status, errorBody{ErrorCode: code, Message: msg})
@@ -249,10 +253,16 @@ func (s *server) noPathRedirects(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status a handler answered.
+// statusRecorder is the ResponseWriter every handler gets: it remembers
+// the status answered, the Confluent error_code of an error answer, the
+// request's ID and the route that took the request (set by the router), for
+// the request log and the metrics.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status    int
+	errorCode int
+	id        string
+	route     *routeMetrics
 }
 
 func (sr *statusRecorder) WriteHeader(code int) {
@@ -262,9 +272,20 @@ func (sr *statusRecorder) WriteHeader(code int) {
 	sr.ResponseWriter.WriteHeader(code)
 }
 
+// errorCodePrefix begins every Confluent error body writeError sends.
+var errorCodePrefix = []byte(`{"error_code":`)
+
 func (sr *statusRecorder) Write(b []byte) (int, error) {
 	if sr.status == 0 {
 		sr.status = http.StatusOK
+	}
+	if sr.status >= 400 && sr.errorCode == 0 && bytes.HasPrefix(b, errorCodePrefix) {
+		rest := b[len(errorCodePrefix):]
+		n := 0
+		for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
+			sr.errorCode = sr.errorCode*10 + int(rest[n]-'0')
+			n++
+		}
 	}
 	return sr.ResponseWriter.Write(b)
 }
@@ -272,18 +293,120 @@ func (sr *statusRecorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the connection.
 func (sr *statusRecorder) Unwrap() http.ResponseWriter { return sr.ResponseWriter }
 
-// logRequests logs one line per request: method, path, status, duration.
+// RequestIDHeader carries the request's ID: a client's own, when it sends
+// a sane one (requestID), else one the server makes; the answer echoes it
+// and the request's log line names it.
+const RequestIDHeader = "X-Request-Id"
+
+// maxRequestIDLen is the longest request ID accepted from a client.
+const maxRequestIDLen = 64
+
+// requestID returns the client's ID when it is 1 to maxRequestIDLen
+// letters, digits or any of "-_.:/+=@", else "".
+func requestID(h http.Header) string {
+	v := h[RequestIDHeader]
+	if len(v) != 1 || len(v[0]) == 0 || len(v[0]) > maxRequestIDLen {
+		return ""
+	}
+	for i := 0; i < len(v[0]); i++ {
+		c := v[0][i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.:/+=@", c) >= 0) {
+			return ""
+		}
+	}
+	return v[0]
+}
+
+// requestIDs makes request IDs: a random prefix per process and a
+// sequence number, unique without a random read per request.
+type requestIDs struct {
+	prefix string
+	seq    atomic.Uint64
+}
+
+func newRequestIDs() *requestIDs {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &requestIDs{prefix: hex.EncodeToString(b[:]) + "-"}
+}
+
+func (g *requestIDs) next() string {
+	var buf [32]byte
+	out := append(buf[:0], g.prefix...)
+	return string(strconv.AppendUint(out, g.seq.Add(1), 10))
+}
+
+// requestIDOf returns the ID of the request w answers ("" outside
+// logRequests).
+func requestIDOf(w http.ResponseWriter) string {
+	if rec, ok := w.(*statusRecorder); ok {
+		return rec.id
+	}
+	return ""
+}
+
+// logRequests gives each request its ID (echoed in X-Request-Id), counts
+// it in the metrics and logs one line: method, route, path, query, status,
+// the error_code of an error answer, duration_ms, remote address and
+// request ID.
 func (s *server) logRequests(next http.Handler) http.Handler {
+	ids, m := s.ids, s.metrics
+	if ids == nil {
+		ids = newRequestIDs()
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		id := requestID(r.Header)
+		if id == "" {
+			id = ids.next()
+		}
+		w.Header()[RequestIDHeader] = []string{id}
+		rec := &statusRecorder{ResponseWriter: w, id: id}
+		if m != nil {
+			m.inFlight.Inc()
+		}
 		next.ServeHTTP(rec, r)
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		d := time.Since(start)
+		if rec.status == 0 {
+			rec.status = http.StatusOK // nothing written: net/http answers 200
+		}
+		route := ""
+		if m != nil {
+			m.inFlight.Dec()
+			rm := rec.route
+			if rm == nil {
+				rm = s.routeOf(r)
+			}
+			rm.observe(rec.status, d)
+			route = rm.route
+		}
+		attrs := make([]slog.Attr, 0, 10)
+		attrs = append(attrs,
 			slog.String("method", r.Method),
+			slog.String("route", route),
 			slog.String("path", r.URL.EscapedPath()),
-			slog.Int("status", rec.status),
-			slog.Duration("duration", time.Since(start)))
+			slog.String("query", r.URL.RawQuery),
+			slog.Int("status", rec.status))
+		if rec.errorCode != 0 {
+			attrs = append(attrs, slog.Int("error_code", rec.errorCode))
+		}
+		attrs = append(attrs,
+			slog.Float64("duration_ms", float64(d.Microseconds())/1000),
+			slog.String("remote", r.RemoteAddr),
+			slog.String("request_id", id))
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
+}
+
+// routeOf returns the metrics of the route r would take, for a request
+// answered before routing (a 401, 415 or 429) or by the fallback.
+func (s *server) routeOf(r *http.Request) *routeMetrics {
+	if _, pattern := s.mux.Handler(r); pattern != "" {
+		if rm, ok := s.routeMetrics[pattern]; ok {
+			return rm
+		}
+	}
+	return s.metrics.unmatchedRoute(r.Method)
 }
 
 // recoverPanics turns a handler panic into a logged 50001 answer.
@@ -298,7 +421,7 @@ func (s *server) recoverPanics(next http.Handler) http.Handler {
 				panic(v)
 			}
 			s.log.ErrorContext(r.Context(), "handler panic", "method", r.Method, "path", r.URL.Path,
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				"request_id", requestIDOf(w), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			if rec, ok := w.(*statusRecorder); ok && rec.status != 0 {
 				return // the answer has begun; nothing sane to add
 			}

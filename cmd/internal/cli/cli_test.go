@@ -99,7 +99,7 @@ func TestServeRegistersAndShutsDown(t *testing.T) {
 		t.Fatalf("exit code %d after shutdown:\n%s", code, s.stderr.String())
 	}
 	logs := s.stderr.String()
-	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"/subjects/orders-value/versions"`, `"status":200`, `"duration":`, `"msg":"stopped"`} {
+	for _, want := range []string{`"msg":"request"`, `"method":"POST"`, `"path":"/subjects/orders-value/versions"`, `"status":200`, `"duration_ms":`, `"request_id":`, `"msg":"stopped"`} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("logs lack %s:\n%s", want, logs)
 		}
