@@ -48,6 +48,10 @@ type Options struct {
 	Auth *auth.Authenticator
 	// Metrics configures GET /metrics (metrics.go).
 	Metrics MetricsOptions
+	// CORSOrigins are the browser origins (scheme://host[:port]) allowed
+	// to call the API with credentials; "*" lets any other origin call it
+	// without (cors.go). None: no CORS headers at all.
+	CORSOrigins []string
 }
 
 // maxCachedResponses bounds the per-ID response cache.
@@ -100,7 +104,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	mux := &router{mux: http.NewServeMux(), s: s}
 	s.mux = mux.mux
 	s.routes(mux)
-	return s.logRequests(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))
+	return s.logRequests(s.cors(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux))))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;

@@ -34,7 +34,7 @@ type authEnv struct {
 	principals []*matrixPrincipal
 }
 
-func newAuthEnv(t *testing.T, extra string) *authEnv {
+func newAuthEnv(t *testing.T, extra string, opts ...func(*api.Options)) *authEnv {
 	t.Helper()
 	ps := []*matrixPrincipal{
 		{name: "anonymous"},
@@ -61,7 +61,8 @@ func newAuthEnv(t *testing.T, extra string) *authEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &authEnv{env: newEnv(t, func(o *api.Options) { o.Auth = a }), principals: ps}
+	opts = append([]func(*api.Options){func(o *api.Options) { o.Auth = a }}, opts...)
+	return &authEnv{env: newEnv(t, opts...), principals: ps}
 }
 
 // as sends a request as p.

@@ -77,10 +77,13 @@ type metrics struct {
 	// (answered before routing, or by the fallback), by method.
 	unmatchedMu sync.Mutex
 	unmatched   map[string]*routeMetrics
+	// preflight are the metrics of CORS preflights (cors.go).
+	preflight *routeMetrics
 }
 
 func newMetrics(s *server) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry(), unmatched: map[string]*routeMetrics{}}
+	m.preflight = &routeMetrics{m: m, route: "cors-preflight", method: http.MethodOptions}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "charter_http_requests_total",
 		Help: "HTTP requests answered, by route pattern, method and status code.",
