@@ -13,8 +13,8 @@
 //	}
 //
 // The suite checks behaviour promised by the [registry.Store],
-// [registry.Tx] and [registry.GovernanceTx] docs only (every store's
-// transactions must implement GovernanceTx); backend specifics (durability, concurrency of
+// [registry.Tx], [registry.GovernanceTx] and [registry.BackupTx] docs only
+// (every store's transactions must implement GovernanceTx and BackupTx); backend specifics (durability, concurrency of
 // readers with a writer, query plans) belong to the backend's own tests.
 package storetest
 
@@ -68,6 +68,9 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"GovernanceRecords", testGovernanceRecords},
 		{"Audit", testAudit},
 		{"GovernanceRollback", testGovernanceRollback},
+		{"BackupLists", testBackupLists},
+		{"RaiseSchemaIDMark", testRaiseSchemaIDMark},
+		{"RestoreAudit", testRestoreAudit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

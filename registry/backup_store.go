@@ -1,0 +1,47 @@
+package registry
+
+import (
+	"context"
+
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+// SubjectConfig is a stored config with its subject ("" for the global
+// one).
+type SubjectConfig struct {
+	Subject string
+	Config  Config
+}
+
+// SubjectMode is a stored mode with its subject ("" for the global one).
+type SubjectMode struct {
+	Subject string
+	Mode    Mode
+}
+
+// BackupTx is the part of a store transaction that a lossless export and
+// import need beyond Tx and GovernanceTx: listing everything, and
+// restoring the two things the other methods allocate themselves (the
+// schema ID mark and audit IDs). The Service finds it by type assertion;
+// every Charter store implements it (registry/storetest checks it).
+// Methods return errors wrapping ErrConflict as documented; any other
+// error is a store failure.
+type BackupTx interface {
+	// Schemas returns every stored schema, by ID ascending (with its
+	// fingerprint), whether a version holds it or not.
+	Schemas(ctx context.Context) ([]Schema, error)
+	// Configs returns every stored config, by subject (the global one,
+	// subject "", first).
+	Configs(ctx context.Context) ([]SubjectConfig, error)
+	// Modes returns every stored mode, by subject (the global one first).
+	Modes(ctx context.Context) ([]SubjectMode, error)
+	// RaiseSchemaIDMark raises the mark MaxSchemaID reports, and above
+	// which CreateSchema allocates, to id when id is greater; otherwise it
+	// changes nothing.
+	RaiseSchemaIDMark(ctx context.Context, id int64) error
+	// RestoreAudit stores e under e.ID (> 0) with its time, actor and
+	// records, so that a restored audit log keeps its IDs; a later
+	// AppendAudit returns a greater ID. Returns ErrConflict when an entry
+	// with an ID of e.ID or more is stored.
+	RestoreAudit(ctx context.Context, e governance.AuditEntry) error
+}

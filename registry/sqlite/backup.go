@@ -1,0 +1,131 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/governance"
+)
+
+var _ registry.BackupTx = (*tx)(nil)
+
+// Schemas returns every stored schema, by ID ascending.
+func (t *tx) Schemas(ctx context.Context) ([]registry.Schema, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT `+schemaColumns+` FROM schemas ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("schemas: %w", err)
+	}
+	defer rows.Close()
+	out := []registry.Schema{}
+	for rows.Next() {
+		var (
+			s                    registry.Schema
+			typ                  string
+			refs, metadata, rule []byte
+		)
+		if err := rows.Scan(&s.ID, &typ, &s.Text, &refs, &metadata, &rule, &s.Fingerprint); err != nil {
+			return nil, fmt.Errorf("schemas: %w", err)
+		}
+		s.Type = compat.SchemaType(typ)
+		if refs != nil {
+			if err := json.Unmarshal(refs, &s.References); err != nil {
+				return nil, fmt.Errorf("schema %d: decode references: %w", s.ID, err)
+			}
+		}
+		if metadata != nil {
+			s.Metadata = json.RawMessage(metadata)
+		}
+		if rule != nil {
+			s.RuleSet = json.RawMessage(rule)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("schemas: %w", err)
+	}
+	return out, nil
+}
+
+// Configs returns every stored config, by subject.
+func (t *tx) Configs(ctx context.Context) ([]registry.SubjectConfig, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT subject, body FROM configs ORDER BY subject`)
+	if err != nil {
+		return nil, fmt.Errorf("configs: %w", err)
+	}
+	defer rows.Close()
+	out := []registry.SubjectConfig{}
+	for rows.Next() {
+		var (
+			c    registry.SubjectConfig
+			body []byte
+		)
+		if err := rows.Scan(&c.Subject, &body); err != nil {
+			return nil, fmt.Errorf("configs: %w", err)
+		}
+		if err := json.Unmarshal(body, &c.Config); err != nil {
+			return nil, fmt.Errorf("config of subject %q: decode: %w", c.Subject, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("configs: %w", err)
+	}
+	return out, nil
+}
+
+// Modes returns every stored mode, by subject.
+func (t *tx) Modes(ctx context.Context) ([]registry.SubjectMode, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT subject, mode FROM modes ORDER BY subject`)
+	if err != nil {
+		return nil, fmt.Errorf("modes: %w", err)
+	}
+	defer rows.Close()
+	out := []registry.SubjectMode{}
+	for rows.Next() {
+		var m registry.SubjectMode
+		if err := rows.Scan(&m.Subject, &m.Mode); err != nil {
+			return nil, fmt.Errorf("modes: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("modes: %w", err)
+	}
+	return out, nil
+}
+
+// RaiseSchemaIDMark raises the ID mark to id when id is greater.
+func (t *tx) RaiseSchemaIDMark(ctx context.Context, id int64) error {
+	if id < 0 {
+		return fmt.Errorf("raise the schema id mark: invalid id %d", id)
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE schema_id_mark SET max_id = MAX(max_id, ?)`, id); err != nil {
+		return fmt.Errorf("raise the schema id mark to %d: %w", id, err)
+	}
+	return nil
+}
+
+// RestoreAudit stores e under e.ID, which must be above every stored ID
+// (else an error wrapping registry.ErrConflict). AUTOINCREMENT then
+// allocates above it.
+func (t *tx) RestoreAudit(ctx context.Context, e governance.AuditEntry) error {
+	if e.ID <= 0 {
+		return fmt.Errorf("restore audit entry: invalid id %d", e.ID)
+	}
+	var top int64
+	if err := t.tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM audit_log`).Scan(&top); err != nil {
+		return fmt.Errorf("restore audit entry %d: %w", e.ID, err)
+	}
+	if top >= e.ID {
+		return fmt.Errorf("restore audit entry %d: entry %d is stored: %w", e.ID, top, registry.ErrConflict)
+	}
+	if _, err := t.tx.ExecContext(ctx,
+		`INSERT INTO audit_log (id, at_ns, actor, action, subject, target, before, after) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.Time.UTC().UnixNano(), e.Actor, e.Action, e.Subject, e.Target, rawJSON(e.Before), rawJSON(e.After)); err != nil {
+		return fmt.Errorf("restore audit entry %d: %w", e.ID, err)
+	}
+	return nil
+}
