@@ -1,5 +1,7 @@
 package compat
 
+import "context"
+
 // Direction says which way a check reads: BACKWARD means the new schema is
 // the reader of data written with an earlier one; FORWARD means an earlier
 // schema is the reader of data written with the new one.
@@ -39,27 +41,59 @@ func (r Result) Compatible() bool { return len(r.Findings) == 0 }
 // transitive levels with all of them. Every violation is returned, not just
 // the first. NONE, or no previous version, is always compatible.
 func Check(f Format, level Level, next Schema, previous []Previous) Result {
+	res, _ := CheckContext(context.Background(), f, level, next, previous)
+	return res
+}
+
+// ContextChecker is implemented by a Format whose CheckRead may take long
+// on large schemas: CheckReadContext is CheckRead that gives up when ctx
+// ends, returning ctx's error.
+type ContextChecker interface {
+	CheckReadContext(ctx context.Context, reader, writer Schema) ([]Violation, error)
+}
+
+// CheckContext is Check that stops when ctx ends (the client of a request
+// has gone, say): before each comparison, and within one when f is a
+// ContextChecker. It then returns ctx's error and no verdict.
+func CheckContext(ctx context.Context, f Format, level Level, next Schema, previous []Previous) (Result, error) {
 	res := Result{Level: level}
 	if level == None || len(previous) == 0 {
-		return res
+		return res, nil
 	}
 	against := previous
 	if !level.Transitive() {
 		against = previous[len(previous)-1:]
 	}
+	read := func(reader, writer Schema) ([]Violation, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if cc, ok := f.(ContextChecker); ok {
+			return cc.CheckReadContext(ctx, reader, writer)
+		}
+		return f.CheckRead(reader, writer), nil
+	}
 	// Newest first: the latest version's findings are the most relevant.
 	for i := len(against) - 1; i >= 0; i-- {
 		p := against[i]
 		if level.Backward() {
-			for _, v := range f.CheckRead(next, p.Schema) {
+			vs, err := read(next, p.Schema)
+			if err != nil {
+				return Result{Level: level}, err
+			}
+			for _, v := range vs {
 				res.Findings = append(res.Findings, Finding{Violation: v, Direction: DirBackward, Version: p.Version})
 			}
 		}
 		if level.Forward() {
-			for _, v := range f.CheckRead(p.Schema, next) {
+			vs, err := read(p.Schema, next)
+			if err != nil {
+				return Result{Level: level}, err
+			}
+			for _, v := range vs {
 				res.Findings = append(res.Findings, Finding{Violation: v, Direction: DirForward, Version: p.Version})
 			}
 		}
 	}
-	return res
+	return res, nil
 }

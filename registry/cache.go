@@ -61,7 +61,13 @@ func (c *parsedCache) clear() {
 // parseStored returns stored schema st parsed, from the cache when
 // possible. Its references are resolved inside tx. A stored schema that no
 // longer parses (for example, a type this server cannot parse) is 42201.
+// Once ctx has ended it returns ctx's error, so that the loops over many
+// versions that call it (transitive checks, changelogs, the lineage
+// graph) stop when their client has gone.
 func (s *Service) parseStored(ctx context.Context, tx Tx, st Schema) (compat.Schema, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("parse schema %d: %w", st.ID, err)
+	}
 	if p, ok := s.parsed.get(st.ID); ok {
 		return p, nil
 	}

@@ -105,7 +105,8 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 
 // checkCompatibility checks next at level against the live versions
 // (oldest first) and returns the result with the earlier schemas it used
-// by version. Non-transitive levels parse only the latest version.
+// by version. Non-transitive levels parse only the latest version. It
+// stops with ctx's error when ctx ends (the client has gone).
 func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format, next compat.Schema, level compat.Level, versions []SubjectVersion) (compat.Result, map[int]Schema, error) {
 	if level == compat.None || len(versions) == 0 {
 		return compat.Result{Level: level}, nil, nil
@@ -145,7 +146,10 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 		}
 		prev = append(prev, compat.Previous{Version: v.Version, Schema: p})
 	}
-	res := compat.Check(f, level, next, prev)
+	res, err := compat.CheckContext(ctx, f, level, next, prev)
+	if err != nil {
+		return compat.Result{}, nil, fmt.Errorf("check compatibility: %w", err)
+	}
 	res.Findings = append(res.Findings, foreign...)
 	if !res.Compatible() {
 		// Load the texts of the versions that failed, for the messages.

@@ -50,7 +50,7 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 	if err != nil {
 		return j, err
 	}
-	in := gate.Input{Subject: r.subject, Now: r.now, Format: f, Level: r.level, Existing: r.existing,
+	in := gate.Input{Context: ctx, Subject: r.subject, Now: r.now, Format: f, Level: r.level, Existing: r.existing,
 		Candidate: governance.Version{Version: r.version, Schema: r.cand.parsed, Metadata: r.cand.schema.Metadata, RuleSet: r.cand.schema.RuleSet}}
 	// A re-registration is not compared (the gate skips compatibility
 	// when Existing), but the deprecation table asks the earlier versions
@@ -73,7 +73,9 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 	}
 	g, governed := tx.(GovernanceTx)
 	if r.compatOnly || !governed {
-		j.Compat = gate.CheckCompatibility(in)
+		if j.Compat, err = gate.CheckCompatibilityContext(in); err != nil {
+			return j, err
+		}
 		j.Findings = gate.CompatFindings(r.subject, j.Compat)
 		if !r.compatOnly && !r.existing {
 			cfg, err := effectiveConfig(ctx, tx, r.subject)
@@ -96,6 +98,9 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		}
 	}
 	res, err := gate.Evaluate(in)
+	if err != nil && ctx.Err() != nil {
+		return j, fmt.Errorf("judge %s version %d: %w", r.subject, r.version, ctx.Err())
+	}
 	if err != nil {
 		return j, unverifiable(r.subject, fmt.Errorf("judge %s version %d: %w", r.subject, r.version, err))
 	}

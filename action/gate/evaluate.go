@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,7 +21,10 @@ func Evaluate(in Input) (Result, error) {
 		return res, fmt.Errorf("gate: no candidate schema for subject %q", in.Subject)
 	}
 	if !in.Existing {
-		res.Compat = CheckCompatibility(in)
+		var err error
+		if res.Compat, err = CheckCompatibilityContext(in); err != nil {
+			return Result{}, err
+		}
 		res.Findings = append(res.Findings, CompatFindings(in.Subject, res.Compat)...)
 		res.Findings = append(res.Findings, ReservedFindings(in)...)
 	} else {
@@ -52,8 +56,17 @@ func Evaluate(in Input) (Result, error) {
 }
 
 // CheckCompatibility is compat.Check at the level, with earlier versions
-// of another schema type reported instead of compared.
+// of another schema type reported instead of compared. It ignores
+// in.Context (see CheckCompatibilityContext).
 func CheckCompatibility(in Input) compat.Result {
+	in.Context = nil
+	res, _ := CheckCompatibilityContext(in)
+	return res
+}
+
+// CheckCompatibilityContext is CheckCompatibility that stops when
+// in.Context ends, with its error and no verdict.
+func CheckCompatibilityContext(in Input) (compat.Result, error) {
 	level := in.Level
 	if level == "" {
 		level = compat.DefaultLevel
@@ -63,7 +76,7 @@ func CheckCompatibility(in Input) compat.Result {
 		against = against[len(against)-1:]
 	}
 	if level == compat.None || len(against) == 0 {
-		return compat.Result{Level: level}
+		return compat.Result{Level: level}, nil
 	}
 	same := make([]compat.Previous, 0, len(against))
 	var foreign []compat.Finding
@@ -78,9 +91,16 @@ func CheckCompatibility(in Input) compat.Result {
 		}
 		same = append(same, p)
 	}
-	res := compat.Check(in.Format, level, in.Candidate.Schema, same)
+	ctx := in.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := compat.CheckContext(ctx, in.Format, level, in.Candidate.Schema, same)
+	if err != nil {
+		return compat.Result{Level: level}, fmt.Errorf("check compatibility of %s: %w", in.Subject, err)
+	}
 	res.Findings = append(res.Findings, foreign...)
-	return res
+	return res, nil
 }
 
 // CompatFindings turns compatibility findings into errors of the rule

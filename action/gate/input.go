@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"time"
 
 	"github.com/charter-dev/charter/compat"
@@ -11,6 +12,11 @@ import (
 // Input is one judgement: a candidate version of a subject and all that
 // the verdict depends on. Nothing in it is read from anywhere else.
 type Input struct {
+	// Context, when set, stops the compatibility comparisons once it
+	// ends (the registry's request was abandoned): Evaluate and
+	// CheckCompatibilityContext then return its error and no verdict.
+	// nil never stops.
+	Context context.Context
 	Subject string
 	// Now is the moment judged: the registry's clock, or --at.
 	Now time.Time

@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -132,5 +133,27 @@ func TestUnsettledRecursion(t *testing.T) {
 	got := (Format{}).CheckRead(m2, m1)
 	if len(got) != 1 || got[0].RuleID != RuleTooComplex || !strings.Contains(got[0].Message, "did not settle in 0 passes") {
 		t.Errorf("CheckRead = %v, want one %s saying the comparison did not settle", got, RuleTooComplex)
+	}
+}
+
+// TestCheckReadContext: a comparison stops within ctxEvery units of work
+// once its context has ended, with the context's error and no verdict;
+// with a live context it answers as CheckRead.
+func TestCheckReadContext(t *testing.T) {
+	original := mustParseI(t, nestedAnyOf(3, 5, map[string]any{"type": "string"}))
+	update := mustParseI(t, nestedAnyOf(3, 5, map[string]any{"type": "integer"}))
+	if n := spent(t, original, update); n <= ctxEvery {
+		t.Fatalf("the comparison spends %d units, want more than %d for this test", n, ctxEvery)
+	}
+	want := Format{}.CheckRead(update, original)
+	got, err := Format{}.CheckReadContext(context.Background(), update, original)
+	if err != nil || len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("live context: %d violations, %v; want %d", len(got), err, len(want))
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	got, err = Format{}.CheckReadContext(done, update, original)
+	if !errors.Is(err, context.Canceled) || got != nil {
+		t.Errorf("ended context: %v, %v; want no violations and context.Canceled", got, err)
 	}
 }

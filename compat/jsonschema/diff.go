@@ -1,6 +1,7 @@
 package jsonschema
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"slices"
@@ -64,11 +65,17 @@ type differ struct {
 	verdict bool
 }
 
-// workBudget counts comparisons across the passes of one diff.
+// workBudget counts comparisons across the passes of one diff. It also
+// ends the diff when ctx ends (checked every ctxEvery units).
 type workBudget struct {
 	spent, limit int
 	over         bool
+	ctx          context.Context
+	ctxErr       error
 }
+
+// ctxEvery is how many units of work pass between two looks at ctx.
+const ctxEvery = 1024
 
 // tick spends one unit and reports whether the budget still holds.
 func (w *workBudget) tick() bool {
@@ -78,6 +85,11 @@ func (w *workBudget) tick() bool {
 	w.spent++
 	if w.spent > w.limit {
 		w.over = true
+	}
+	if w.spent%ctxEvery == 0 && w.ctx != nil {
+		if err := w.ctx.Err(); err != nil {
+			w.over, w.ctxErr = true, err
+		}
 	}
 	return !w.over
 }
@@ -89,11 +101,19 @@ func (w *workBudget) tick() bool {
 // With listAll the result keeps compatible changes too; without, only the
 // incompatible ones (the verdict is the same).
 func diff(compatible map[string]bool, original, update *node, limit int, listAll bool) (*result, int, error) {
-	w := &workBudget{limit: limit}
+	return diffContext(context.Background(), compatible, original, update, limit, listAll)
+}
+
+// diffContext is diff that stops with ctx's error when ctx ends.
+func diffContext(ctx context.Context, compatible map[string]bool, original, update *node, limit int, listAll bool) (*result, int, error) {
+	w := &workBudget{limit: limit, ctx: ctx}
 	var seed map[pair]*result
 	for pass := 0; ; pass++ {
 		d := &differ{compatible: compatible, memo: map[pair]*result{}, inProgress: map[pair]bool{}, seed: seed, work: w, listAll: listAll}
 		out := d.compare(original, update)
+		if w.ctxErr != nil {
+			return nil, w.spent, w.ctxErr
+		}
 		if w.over {
 			return nil, w.spent, &tooComplexError{limit: limit}
 		}

@@ -93,6 +93,7 @@
 package jsonschema
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -292,6 +293,15 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 // by 3^n paths). When the comparison needs more than f's work budget
 // (MaxComparisons), the only violation is JSON_SCHEMA_TOO_COMPLEX.
 func (f Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
+	vs, _ := f.CheckReadContext(context.Background(), reader, writer)
+	return vs
+}
+
+var _ compat.ContextChecker = Format{}
+
+// CheckReadContext is CheckRead that stops when ctx ends, with ctx's
+// error and no violations.
+func (f Format) CheckReadContext(ctx context.Context, reader, writer compat.Schema) ([]compat.Violation, error) {
 	r, ok1 := reader.(*Schema)
 	w, ok2 := writer.(*Schema)
 	if !ok1 || !ok2 || r == nil || w == nil || r.root == nil || w.root == nil {
@@ -299,12 +309,15 @@ func (f Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
 			RuleID:  RuleTypeChanged,
 			Path:    "#/",
 			Message: "both schemas must be JSON schemas parsed by compat/jsonschema",
-		}}
+		}}, nil
 	}
 	set := compatibleSet(f.Policy)
-	root, _, err := diff(set, w.root, r.root, f.budget(), false)
+	root, _, err := diffContext(ctx, set, w.root, r.root, f.budget(), false)
 	if err != nil {
-		return []compat.Violation{{RuleID: RuleTooComplex, Path: "#/", Message: tooComplexMessage(err)}}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		return []compat.Violation{{RuleID: RuleTooComplex, Path: "#/", Message: tooComplexMessage(err)}}, nil
 	}
 	var out []compat.Violation
 	for _, fd := range incompatible(root, set) {
@@ -312,7 +325,7 @@ func (f Format) CheckRead(reader, writer compat.Schema) []compat.Violation {
 		v.Message += fd.sharedNote()
 		out = append(out, v)
 	}
-	return out
+	return out, nil
 }
 
 func (f Format) budget() int {
