@@ -62,7 +62,7 @@ var (
 
 // Charter's own codes, for its governance API (/governance/...), the
 // governance policy applied on register and the rate limit. They all end
-// in 8x (40480, 42280–42283, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
+// in 8x (40480, 40980, 42280–42284, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
 // exporters xxx5x–xxx6x (40450, 40950–40964) and the DEK registry xxx7x
 // (40470–40472, 40971, 42271, 50070), so a Confluent client such as
 // franz-go meets Charter's codes only as an unknown code with a message.
@@ -91,6 +91,14 @@ var (
 	// request budget (the auth file's rate_limit); answered 429 with
 	// Retry-After.
 	ErrRateLimited = &Error{42980, 429, "RATE_LIMITED", "Too many requests"}
+	// ErrImportConflict: an import of a registry dump (POST /admin/import)
+	// was refused, writing nothing: the registry is not empty and the
+	// import does not merge, or the dump holds something the registry
+	// holds otherwise; the message lists each conflict.
+	ErrImportConflict = &Error{40980, 409, "IMPORT_CONFLICT", "The dump conflicts with what the registry holds"}
+	// ErrInvalidDump: a registry dump cannot be read (malformed, an
+	// unknown format or one written by a newer Charter, inconsistent).
+	ErrInvalidDump = &Error{42284, 422, "INVALID_DUMP", "Invalid registry dump"}
 )
 
 var all = []*Error{
@@ -106,6 +114,7 @@ var all = []*Error{
 	ErrRequestForwardingFailed, ErrUnknownLeader,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
 	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
+	ErrImportConflict, ErrInvalidDump,
 }
 
 var byCode = func() map[int]*Error {
