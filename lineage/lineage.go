@@ -52,6 +52,33 @@ func (r VersionRange) Contains(v int) bool {
 	return v >= r.From && (r.To == 0 || v <= r.To)
 }
 
+// maxVersion is the largest schema version a registry hands out (2^31-1,
+// as Confluent's API reads versions as Java Integers).
+const maxVersion = 1<<31 - 1
+
+// Validate reports a range that selects no version or no version a
+// registry can have: a negative or too large bound, or To before From.
+// From 0 is the first version; To 0 leaves the range open.
+func (r VersionRange) Validate() error {
+	switch {
+	case r.From < 0 || r.From > maxVersion:
+		return fmt.Errorf("range.from %d is not a version (want 1 to %d, or 0 for the first)", r.From, maxVersion)
+	case r.To < 0 || r.To > maxVersion:
+		return fmt.Errorf("range.to %d is not a version (want 1 to %d, or 0 for no end)", r.To, maxVersion)
+	case r.To != 0 && r.To < r.From:
+		return fmt.Errorf("range.to %d is before range.from %d", r.To, r.From)
+	}
+	return nil
+}
+
+// ValidVersion reports a schema version outside 1 to 2^31-1.
+func ValidVersion(v int) error {
+	if v < 1 || v > maxVersion {
+		return fmt.Errorf("%d is not a version (want 1 to %d)", v, maxVersion)
+	}
+	return nil
+}
+
 // String renders the range as "3..", "1..4" or "2".
 func (r VersionRange) String() string {
 	switch {

@@ -627,10 +627,10 @@ func (gov *Governance) GrantExtension(ctx context.Context, subject string, item 
 	now := s.now()
 	until := req.Until
 	if until.IsZero() {
-		if req.Days <= 0 {
-			return governance.DeprecationStatus{}, errInvalidGovernance("An extension needs an end: until (a time) or days (> 0)")
+		if req.Days <= 0 || req.Days > governance.MaxTTLDays {
+			return governance.DeprecationStatus{}, errInvalidGovernance("Invalid extension: days %d is out of range: want 1 to %d, or an end (until)", req.Days, governance.MaxTTLDays)
 		}
-		until = now.Add(time.Duration(req.Days) * governance.Day)
+		until = now.AddDate(0, 0, req.Days)
 	}
 	x := governance.Extension{Consumer: strings.TrimSpace(req.Consumer), Until: until.UTC(), Reason: strings.TrimSpace(req.Reason),
 		Approver: strings.TrimSpace(req.Approver), GrantedAt: now, GrantedBy: ActorFrom(ctx)}
@@ -720,7 +720,9 @@ func (gov *Governance) Dismissals(ctx context.Context, subject string) ([]govern
 // Dismiss records a reviewed PII false positive (POST
 // /governance/subjects/{s}/dismissals): who (the actor, unless d.By is
 // set) and why. The same field and pattern again replaces the earlier
-// dismissal. Errors: 42283 no field or no reason.
+// dismissal. Errors: 40401 the subject has no live version; 42283 no field
+// or no reason, a field (path or full name) that no live version has
+// (unless d.Proposed), or an unknown pattern ID.
 func (gov *Governance) Dismiss(ctx context.Context, subject string, d governance.Dismissal) (governance.Dismissal, error) {
 	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
@@ -733,8 +735,16 @@ func (gov *Governance) Dismiss(ctx context.Context, subject string, d governance
 	if strings.TrimSpace(d.By) == "" {
 		d.By = ActorFrom(ctx)
 	}
+	if d.PatternID != "" && !knownPattern(d.PatternID) {
+		return governance.Dismissal{}, errInvalidGovernance("Invalid dismissal: unknown patternId %q (charter rules lists the PII pattern IDs)", d.PatternID)
+	}
 	d.Subject, d.At = subject, s.now()
-	err := s.gupdate(ctx, "dismiss", func(_ Tx, g GovernanceTx) error {
+	err := s.gupdate(ctx, "dismiss", func(tx Tx, g GovernanceTx) error {
+		if !d.Proposed {
+			if err := s.dismissedField(ctx, tx, subject, d.Field); err != nil {
+				return err
+			}
+		}
 		var before governance.Dismissal
 		had, err := getRecord(ctx, g, kindDismissal, subject, d.Key(), &before)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
@@ -65,33 +66,20 @@ func (s *Service) tagsView(ctx context.Context, tx Tx, g GovernanceTx, subject s
 // SetTags replaces the governance tags of subject (PUT
 // /governance/subjects/{s}/tags): path glob → tags. They count in PII
 // evaluation as if the versions' metadata.tags held them. Errors: 42283 an
-// empty glob or tag.
+// empty glob or tag, one with control characters or longer than
+// governance.MaxTagLength, more than governance.MaxTagGlobs globs or more
+// than governance.MaxTagsPerGlob tags for one glob.
 func (gov *Governance) SetTags(ctx context.Context, subject string, tags map[string][]string) (governance.TagsView, error) {
 	s := gov.s
 	if err := ValidateSubject(subject); err != nil {
 		return governance.TagsView{}, err
 	}
-	clean := map[string][]string{}
-	for _, glob := range slices.Sorted(maps.Keys(tags)) {
-		if strings.TrimSpace(glob) == "" {
-			return governance.TagsView{}, errInvalidGovernance("Invalid tags: a path glob is empty")
-		}
-		var ts []string
-		for _, t := range tags[glob] {
-			if t = strings.TrimSpace(t); t == "" {
-				return governance.TagsView{}, errInvalidGovernance("Invalid tags: glob %q has an empty tag", glob)
-			}
-			if !slices.Contains(ts, t) {
-				ts = append(ts, t)
-			}
-		}
-		if len(ts) > 0 {
-			slices.Sort(ts)
-			clean[strings.TrimSpace(glob)] = ts
-		}
+	clean, err := cleanTags(tags)
+	if err != nil {
+		return governance.TagsView{}, err
 	}
 	var out governance.TagsView
-	err := s.gupdate(ctx, "set tags", func(tx Tx, g GovernanceTx) error {
+	err = s.gupdate(ctx, "set tags", func(tx Tx, g GovernanceTx) error {
 		var before map[string][]string
 		had, err := getRecord(ctx, g, kindTags, subject, "", &before)
 		if err != nil {
@@ -107,6 +95,68 @@ func (gov *Governance) SetTags(ctx context.Context, subject string, tags map[str
 		return err
 	})
 	return out, err
+}
+
+// cleanTags trims and checks the globs and tags of a PUT …/tags request,
+// drops repeated tags and sorts them, in time linear in the request.
+func cleanTags(tags map[string][]string) (map[string][]string, error) {
+	if len(tags) > governance.MaxTagGlobs {
+		return nil, errInvalidGovernance("Invalid tags: %d path globs, more than %d", len(tags), governance.MaxTagGlobs)
+	}
+	clean := map[string][]string{}
+	for _, glob := range slices.Sorted(maps.Keys(tags)) {
+		g := strings.TrimSpace(glob)
+		if err := checkTagText("path glob", g); err != nil {
+			return nil, err
+		}
+		if n := len(tags[glob]); n > governance.MaxTagsPerGlob {
+			return nil, errInvalidGovernance("Invalid tags: glob %q has %d tags, more than %d", clipText(g), n, governance.MaxTagsPerGlob)
+		}
+		seen := map[string]bool{}
+		var ts []string
+		for _, t := range tags[glob] {
+			t = strings.TrimSpace(t)
+			if err := checkTagText(fmt.Sprintf("tag of glob %q", clipText(g)), t); err != nil {
+				return nil, err
+			}
+			if !seen[t] {
+				seen[t] = true
+				ts = append(ts, t)
+			}
+		}
+		if len(ts) > 0 {
+			slices.Sort(ts)
+			clean[g] = append(clean[g], ts...)
+		}
+	}
+	for g, ts := range clean {
+		// Two globs that differ only in surrounding space merge.
+		slices.Sort(ts)
+		clean[g] = slices.Compact(ts)
+	}
+	return clean, nil
+}
+
+// checkTagText refuses an empty glob or tag, one longer than
+// governance.MaxTagLength or one with control characters.
+func checkTagText(what, v string) error {
+	switch {
+	case v == "":
+		return errInvalidGovernance("Invalid tags: a %s is empty", what)
+	case len(v) > governance.MaxTagLength:
+		return errInvalidGovernance("Invalid tags: %s %q is longer than %d bytes", what, clipText(v), governance.MaxTagLength)
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return errInvalidGovernance("Invalid tags: %s %q has a control character", what, clipText(v))
+	}
+	return nil
+}
+
+// clipText shortens a value quoted in an error message.
+func clipText(v string) string {
+	if r := []rune(v); len(r) > 40 {
+		return string(r[:37]) + "..."
+	}
+	return v
 }
 
 // DeleteTags removes the governance tags of subject and returns them.

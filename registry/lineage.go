@@ -68,6 +68,11 @@ func (s *Service) appendLineage(ctx context.Context, tx Tx, g GovernanceTx, ch l
 		if len(live(vs)) == 0 {
 			return lineage.Change{}, errSubjectNotFound(subject)
 		}
+		if ch.Producer != nil {
+			if err := producedVersions(subject, ch.Producer.Versions, vs); err != nil {
+				return lineage.Change{}, err
+			}
+		}
 	}
 	var rev int64
 	if _, err := getRecord(ctx, g, kindLineageRev, "", "", &rev); err != nil {
@@ -141,20 +146,42 @@ func lineageChanges(ctx context.Context, g GovernanceTx, subject string, after i
 
 // SetProducer declares (or replaces) that p.Service produces p.Subject
 // (PUT /lineage/subjects/{s}/producers/{service}). Errors: 40401 unknown
-// subject; 42283 no service.
+// subject; 42283 no service, or a version the subject does not have.
 func (lin *Lineage) SetProducer(ctx context.Context, p lineage.Producer) (lineage.Change, error) {
 	s := lin.s
 	return s.Lineage().AppendLineage(ctx, lineage.Change{Kind: lineage.ChangeSetProducer, Producer: &p})
+}
+
+// producedVersions returns 42283 unless every version a producer writes
+// with is a version of subject (soft-deleted ones included: a producer may
+// still write with them).
+func producedVersions(subject string, versions []int, vs []SubjectVersion) error {
+	have := make(map[int]bool, len(vs))
+	for _, v := range vs {
+		have[v.Version] = true
+	}
+	for i, v := range versions {
+		if err := lineage.ValidVersion(v); err != nil {
+			return errInvalidGovernance("Invalid producer of subject '%s': versions[%d]: %v", subject, i, err)
+		}
+		if !have[v] {
+			return errInvalidGovernance("Invalid producer of subject '%s': versions[%d]: the subject has no version %d", subject, i, v)
+		}
+	}
+	return nil
 }
 
 // DeclareConsumer declares (or replaces) what c.Service reads of
 // c.Subject by hand (source "declared"; PUT
 // /lineage/subjects/{s}/consumers/{service}). Since defaults to now, or
 // to the consumer's earlier Since when it was already declared. Errors:
-// 40401 unknown subject; 42283 no service or a field path not starting
-// with '.'.
+// 40401 unknown subject; 42283 no service, a field path not starting
+// with '.', or a range that selects no version (lineage.VersionRange.Validate).
 func (lin *Lineage) DeclareConsumer(ctx context.Context, c lineage.Consumer) (lineage.Change, error) {
 	s := lin.s
+	if err := c.Range.Validate(); err != nil {
+		return lineage.Change{}, errInvalidGovernance("Invalid consumer %q of subject '%s': %v", c.Service, c.Subject, err)
+	}
 	for _, f := range c.Fields {
 		if !strings.HasPrefix(f, ".") {
 			return lineage.Change{}, errInvalidGovernance("Invalid field path %q: field paths start with '.' (\".order.id\")", f)

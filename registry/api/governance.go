@@ -334,6 +334,7 @@ type dismissalRequest struct {
 	PatternID string `json:"patternId"`
 	Reason    string `json:"reason"`
 	By        string `json:"by"`
+	Proposed  bool   `json:"proposed"`
 }
 
 func (s *server) dismiss(w http.ResponseWriter, r *http.Request) {
@@ -343,7 +344,7 @@ func (s *server) dismiss(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out, err := s.svc.Governance().Dismiss(r.Context(), r.PathValue("subject"), governance.Dismissal{
-		Field: req.Field, PatternID: req.PatternID, Reason: req.Reason, By: req.By})
+		Field: req.Field, PatternID: req.PatternID, Reason: req.Reason, By: req.By, Proposed: req.Proposed})
 	s.answer(w, r, out, err)
 }
 

@@ -377,7 +377,9 @@ func TestGovernanceAPI(t *testing.T) {
 	e.call(200, "DELETE", sub+"/tags", "/governance/subjects/"+o2+"/tags", "")
 	e.call(404, "DELETE", sub+"/tags", "/governance/subjects/"+o2+"/tags", "")
 	e.call(422, "POST", sub+"/dismissals", "/governance/subjects/"+o2+"/dismissals", `{"field":".contact_phone","reason":" "}`)
-	e.call(200, "POST", sub+"/dismissals", "/governance/subjects/"+o2+"/dismissals", `{"field":".contact_phone","patternId":"PII_PHONE","reason":"the shop's switchboard"}`, alice...)
+	// A field no version has yet is a typo unless the schema is proposed.
+	e.call(422, "POST", sub+"/dismissals", "/governance/subjects/"+o2+"/dismissals", `{"field":".contact_phone","patternId":"PII_PHONE","reason":"the shop's switchboard"}`, alice...)
+	e.call(200, "POST", sub+"/dismissals", "/governance/subjects/"+o2+"/dismissals", `{"field":".contact_phone","patternId":"PII_PHONE","reason":"the shop's switchboard","proposed":true}`, alice...)
 	ds := e.call(200, "GET", sub+"/dismissals", "/governance/subjects/"+o2+"/dismissals", "")
 	wantContains(t, "dismissals", ds.body, `"by":"alice"`)
 	phone := strings.Replace(email, `]}`, `,{"name":"contact_phone","type":"string","default":""}]}`, 1)

@@ -122,8 +122,9 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 // (without Confluent-Accept-Unknown-Properties: true) is 422, except in
 // schema requests, where a member of the wrong type is 42201 (42202 for
 // "version"), as Confluent answers after Jackson's scalar coercion; a body
-// over the limit is 413. Messages name JSON members and JSON kinds, never
-// Go types.
+// over the limit is 413; a body that is not UTF-8 is 422 (42201 in schema
+// requests), never read with its bytes replaced. Messages name JSON
+// members and JSON kinds, never Go types.
 func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
 	if err != nil {
@@ -136,12 +137,15 @@ func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, dst any) err
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
+	_, schemaReq := dst.(*schemaRequest)
+	if err := checkUTF8(body, schemaReq); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if !strings.EqualFold(r.Header.Get(acceptUnknownHeader), "true") {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(dst); err != nil {
-		_, schemaReq := dst.(*schemaRequest)
 		return decodeError(err, schemaReq)
 	}
 	if _, err := dec.Token(); err != io.EOF {

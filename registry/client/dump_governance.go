@@ -283,7 +283,9 @@ func (c *Client) importGovernance(ctx context.Context, g *DumpGovernance, warn f
 			n++
 		}
 		for _, d := range s.Dismissals {
-			in := map[string]string{"field": d.Field, "patternId": d.PatternID, "reason": d.Reason, "by": d.By}
+			// Proposed: a dismissal may be about a field of a version the
+			// dump no longer holds.
+			in := map[string]any{"field": d.Field, "patternId": d.PatternID, "reason": d.Reason, "by": d.By, "proposed": true}
 			if err := c.do(ctx, "POST", subjectPath(s.Subject, "dismissals"), nil, in, nil); err != nil {
 				return n, fmt.Errorf("dismiss %s of subject %q: %w", d.Field, s.Subject, err)
 			}

@@ -107,7 +107,7 @@ func fillGovernance(t *testing.T, c *client.Client) {
 	// An owner of a subject without versions yet.
 	noErr(t, func() error { _, err := c.SetOwner(ctx, "future-value", "ops", "ops@example.com", ""); return err }())
 	noErr(t, func() error { _, err := c.SetTags(ctx, "plain", map[string][]string{".note": {"PII"}}); return err }())
-	noErr(t, func() error { _, err := c.Dismiss(ctx, "plain", ".note", "", "free text, reviewed"); return err }())
+	noErr(t, func() error { _, err := c.Dismiss(ctx, "plain", ".note", "", "free text, reviewed", false); return err }())
 	noErr(t, func() error {
 		_, err := c.Deprecate(ctx, "plain", client.DeprecateRequest{Path: ".note", Reason: "unused", Replacement: ".id", TTLDays: 30})
 		return err

@@ -239,10 +239,15 @@ func (c *Client) Dismissals(ctx context.Context, subject string) ([]Dismissal, e
 }
 
 // Dismiss records a reviewed PII false positive of field (for one detector
-// pattern, or all with pattern "").
-func (c *Client) Dismiss(ctx context.Context, subject, field, pattern, reason string) (Dismissal, error) {
+// pattern, or all with pattern ""). The registry refuses a field that no
+// registered version has unless proposed is set (a field of a schema not
+// registered yet).
+func (c *Client) Dismiss(ctx context.Context, subject, field, pattern, reason string, proposed bool) (Dismissal, error) {
 	var out Dismissal
-	in := map[string]string{"field": field, "patternId": pattern, "reason": reason}
+	in := map[string]any{"field": field, "patternId": pattern, "reason": reason}
+	if proposed {
+		in["proposed"] = true
+	}
 	err := c.do(ctx, "POST", subjectPath(subject, "dismissals"), nil, in, &out)
 	return out, err
 }

@@ -132,7 +132,7 @@ func TestGovernanceClient(t *testing.T) {
 	if _, err := c.DeleteTags(ctx, s); err != nil {
 		t.Fatal(err)
 	}
-	dm, err := c.Dismiss(ctx, s, ".customer_email", "", "a shared mailbox")
+	dm, err := c.Dismiss(ctx, s, ".customer_email", "", "a shared mailbox", true)
 	noErr(t, err)
 	if dm.By != "alice" {
 		t.Errorf("dismissal %+v", dm)

@@ -306,6 +306,10 @@ type Dismissal struct {
 	By        string    `json:"by"`
 	Reason    string    `json:"reason"`
 	At        time.Time `json:"at"`
+	// Proposed, in a request only, dismisses a field that no registered
+	// version has yet (one of a schema about to be registered); without
+	// it such a field is refused as a likely typo.
+	Proposed bool `json:"-"`
 }
 
 // Key is the dismissal's key within its subject.

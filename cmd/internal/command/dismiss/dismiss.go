@@ -31,6 +31,7 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 	var (
 		pattern, reason string
 		list, undo      bool
+		proposed        bool
 	)
 	cmd := &cobra.Command{
 		Use:   name + " SUBJECT [FIELD]",
@@ -42,6 +43,8 @@ check. --pattern limits the dismissal to one detector pattern (PII_EMAIL,
 PII_PERSON_NAME …, as the finding names it); without it the dismissal covers
 every pattern. A tag still counts: a dismissed field tagged PII is PII.
 
+FIELD must be a field of a registered version: for one of a schema you are
+about to register (which PII_UNTAGGED would refuse), pass --proposed.
 Recording the same field and pattern again replaces the dismissal. --list shows
 the subject's dismissals (who, when, why); --undo removes the one of FIELD and
 --pattern (without --pattern, the one that covers every pattern).`,
@@ -88,7 +91,7 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
 				_, err = fmt.Fprintf(out, "undid the dismissal of %s for %s in %s; the PII rules report it again\n", patternName(d.PatternID), d.Field, subject)
 				return err
 			default:
-				d, err := cl.Dismiss(ctx, subject, field, pattern, strings.TrimSpace(reason))
+				d, err := cl.Dismiss(ctx, subject, field, pattern, strings.TrimSpace(reason), proposed)
 				if err != nil {
 					return fmt.Errorf("dismiss %s for %s in %s: %w", patternName(pattern), field, subject, err)
 				}
@@ -106,6 +109,7 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
 	f.StringVar(&reason, "reason", "", "why the field is not personal data (required to dismiss)")
 	f.BoolVar(&list, "list", false, "list the subject's dismissals")
 	f.BoolVar(&undo, "undo", false, "remove the dismissal of FIELD and --pattern")
+	f.BoolVar(&proposed, "proposed", false, "FIELD is in a schema not registered yet (without it, a field no registered version has is refused)")
 	cmd.MarkFlagsMutuallyExclusive("list", "undo")
 	return cmd
 }
@@ -114,14 +118,14 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
 func checkArgs(cmd *cobra.Command, field, pattern, reason string, list, undo bool) error {
 	switch {
 	case list:
-		if field != "" || cmd.Flags().Changed("pattern") || cmd.Flags().Changed("reason") {
-			return errors.New("--list takes only SUBJECT (no FIELD, --pattern or --reason)")
+		if field != "" || cmd.Flags().Changed("pattern") || cmd.Flags().Changed("reason") || cmd.Flags().Changed("proposed") {
+			return errors.New("--list takes only SUBJECT (no FIELD, --pattern, --reason or --proposed)")
 		}
 		return nil
 	case field == "":
 		return errors.New("name the FIELD to dismiss (its path, .note, or full name), or pass --list")
-	case undo && cmd.Flags().Changed("reason"):
-		return errors.New("--undo takes no --reason")
+	case undo && (cmd.Flags().Changed("reason") || cmd.Flags().Changed("proposed")):
+		return errors.New("--undo takes no --reason or --proposed")
 	case !undo && strings.TrimSpace(reason) == "":
 		return fmt.Errorf("a dismissal needs --reason: why %s is not personal data", field)
 	}

@@ -7,8 +7,8 @@ import (
 )
 
 // TestDismiss: a PII finding at registration, dismissed with a reason (so
-// the next registration no longer reports it), listed, undone, and the
-// errors a person meets.
+// the next registration no longer reports it), listed, undone, a field of
+// a proposed schema, and the errors a person meets.
 func TestDismiss(t *testing.T) {
 	_, url, clk := clitest.NewRegistry(t)
 	got := clitest.TranscriptAs(t, "alice", url,
@@ -32,6 +32,11 @@ func TestDismiss(t *testing.T) {
 		clitest.Fail("dismiss", "parcels-value", ".id", "--list"),
 		clitest.Fail("dismiss", "parcels-value", ".id", "--undo", "--reason", "r"),
 		clitest.Fail("dismiss", "parcels-value", "--list", "--undo"),
+		// A field no version has is refused as a likely typo, unless it
+		// is in a schema about to be registered.
+		clitest.Fail("dismiss", "parcels-value", ".sender_mail", "--reason", "a shared depot mailbox"),
+		clitest.OK("dismiss", "parcels-value", ".courier_note", "--proposed", "--reason", "free text about the parcel, reviewed by privacy"),
+		clitest.Fail("dismiss", "parcels-value", ".courier_note", "--undo", "--proposed"),
 		clitest.OK("audit", "--action", "dismissal."),
 	)
 	clitest.Golden(t, "dismiss.golden", got, url, "$REGISTRY")
