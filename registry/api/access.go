@@ -146,6 +146,11 @@ var routeAccess = map[string]access{
 	"GET " + govSubject + "/impact":                                       {kind: read},
 	"GET " + govSubject + "/migrations":                                   {kind: read},
 
+	// The whole registry, audit log included, out and in: admins only
+	// (an import restores the audit history, so it is never an owner's).
+	"GET /admin/export":  {kind: admin},
+	"POST /admin/import": {kind: admin},
+
 	"GET " + PactBrokerPrefix:                         {kind: read},
 	"GET " + PactBrokerPrefix + "/{$}":                {kind: read},
 	"POST " + PactBrokerPrefix + "/contracts/publish": {kind: teamWrite}, // pacticipantName in the body

@@ -158,6 +158,7 @@ func (s *server) routes(mux *router) {
 	s.governanceRoutes(mux)
 	s.contractRoutes(mux)   // contracts.go
 	s.pactBrokerRoutes(mux) // pactbroker.go
+	s.backupRoutes(mux)     // backup.go
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.

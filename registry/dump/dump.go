@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Formats of dumps. Format is what [Dump.Encode] writes; [Read] converts
@@ -257,6 +258,10 @@ var ErrNewerFormat = errors.New("the dump was written by a newer Charter")
 func Read(data []byte) (*Dump, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("read dump: the dump is empty (0 bytes of JSON)")
+	}
+	if !utf8.Valid(data) {
+		// JSON decoding would replace the bytes, restoring other text.
+		return nil, errors.New("read dump: the dump is not valid UTF-8")
 	}
 	var head struct {
 		Format *string `json:"format"`

@@ -62,6 +62,7 @@ func TestEncodeOrder(t *testing.T) {
 func TestReadErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"empty", "  ", "the dump is empty"},
+		{"not UTF-8", "{\"format\":\"charter-registry-dump/v3\",\"mode\":\"\xff\"}", "not valid UTF-8"},
 		{"no format", `{"schemas":[]}`, `no "format" member`},
 		{"newer", `{"format":"charter-registry-dump/v4"}`, `format "charter-registry-dump/v4": the dump was written by a newer Charter, which reads formats v1 to v3; upgrade charter`},
 		{"unknown", `{"format":"confluent"}`, `unknown format "confluent"; want "charter-registry-dump/v3"`},
