@@ -182,6 +182,7 @@ type view struct {
 	Flash     string
 	Path      string
 	CSS, JS   string
+	Icon      string
 	Data      any
 }
 
@@ -211,7 +212,7 @@ func (u *ui) render(w http.ResponseWriter, r *http.Request, status int, page, ti
 	id := identityOf(r)
 	v := view{Title: title, Nav: nav, Principal: id.principal, AuthOn: u.opts.Auth != nil, CSRF: u.csrfToken(w, r),
 		Now: u.opts.Clock().UTC(), Flash: flashes[r.URL.Query().Get("done")], Path: r.URL.RequestURI(),
-		CSS: u.assets.path("app.css"), JS: u.assets.path("app.js"), Data: data}
+		CSS: u.assets.path("app.css"), JS: u.assets.path("app.js"), Icon: u.assets.path("favicon.svg"), Data: data}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		u.log.Error("web: render", "page", page, "error", err.Error())
