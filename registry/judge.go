@@ -98,7 +98,8 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		}
 	}
 	res, err := gate.Evaluate(in)
-	if err != nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
+		// The comparisons stopped part way: no verdict.
 		return j, fmt.Errorf("judge %s version %d: %w", r.subject, r.version, ctx.Err())
 	}
 	if err != nil {

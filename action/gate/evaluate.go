@@ -37,7 +37,7 @@ func Evaluate(in Input) (Result, error) {
 		}
 	}
 	res.Governance = governance.Evaluate(governance.Input{
-		Now: in.Now, Format: in.Format, Level: in.Level, State: in.State,
+		Context: in.Context, Now: in.Now, Format: in.Format, Level: in.Level, State: in.State,
 		Previous: in.Latest, Against: against, Candidate: in.Candidate, Existing: in.Existing,
 	})
 	res.Findings = append(res.Findings, res.Governance.Findings...)

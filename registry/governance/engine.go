@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -74,6 +75,10 @@ type PublishedContract struct {
 // Input is one evaluation: a candidate version of a subject, what came
 // before it, and the time.
 type Input struct {
+	// Context, when set, stops the classification's compatibility
+	// comparison once it ends; the result is then incomplete, and the
+	// caller (which cancelled it) discards it. nil never stops.
+	Context context.Context
 	// Now is the evaluation time (the registry's injected clock).
 	Now time.Time
 	// Format is the candidate's format, for compatibility findings in
@@ -409,7 +414,7 @@ func (e *evaluation) classify() (string, *Classification) {
 		return InitialSemVer.String(), nil
 	}
 	c := Classify(ClassifyInput{
-		Format: e.in.Format, Level: e.in.Level, Previous: *prev, Current: e.in.Candidate,
+		Context: e.in.Context, Format: e.in.Format, Level: e.in.Level, Previous: *prev, Current: e.in.Candidate,
 		TTLDays: e.cfg.TTLDays(), Deprecations: e.in.State.Deprecations,
 	})
 	base := InitialSemVer

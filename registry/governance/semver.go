@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -53,6 +54,9 @@ type Version struct {
 
 // ClassifyInput is what Classify compares.
 type ClassifyInput struct {
+	// Context, when set, stops the compatibility comparison once it
+	// ends (see Input.Context). nil never stops.
+	Context context.Context
 	// Format checks compatibility between the two schemas (their
 	// format). Nil: no compat findings, structure only.
 	Format compat.Format
@@ -119,7 +123,12 @@ func (c *classifier) run() {
 	}
 	var findings []compat.Finding
 	if c.in.Format != nil {
-		findings = compat.Check(c.in.Format, compat.Full, cur, []compat.Previous{{Version: c.in.Previous.Version, Schema: prev}}).Findings
+		ctx := c.in.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		res, _ := compat.CheckContext(ctx, c.in.Format, compat.Full, cur, []compat.Previous{{Version: c.in.Previous.Version, Schema: prev}})
+		findings = res.Findings
 	}
 	c.fields(findings)
 	if len(c.changes) == 0 && prev.Canonical() != cur.Canonical() {
