@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charter-dev/charter/compat"
@@ -109,13 +110,15 @@ func (s *Service) SubjectSummaries(ctx context.Context) ([]SubjectSummary, error
 			if o, ok := ownerOf[latest.Subject]; ok {
 				sum.Owner = &o
 			}
-			st, err := storedSchema(ctx, tx, latest.SchemaID)
+			facts, err := s.schemaFacts(ctx, tx, latest.SchemaID)
 			if err != nil {
 				return err
 			}
-			sum.Type = st.Type
-			if p, err := s.parseStored(ctx, tx, st); err == nil {
-				sum.Tags = fieldTagUnion(compat.Fields(p), st.Metadata, govTags[latest.Subject])
+			sum.Type, sum.Tags = facts.typ, facts.tags
+			if gov := govTags[latest.Subject]; len(gov) > 0 {
+				if fs, err := s.schemaFields(ctx, tx, latest.SchemaID); err == nil {
+					sum.Tags = sortedUnique(append(slices.Clone(facts.tags), fieldTagUnion(fs, nil, gov)...))
+				}
 			}
 			out = append(out, sum)
 		}
@@ -136,6 +139,78 @@ func (s *Service) SubjectSummaries(ctx context.Context) ([]SubjectSummary, error
 		return nil
 	})
 	return out, err
+}
+
+// schemaFact is what the subject list needs of a stored schema: its type
+// and the tags of its fields (inline and metadata.tags). Schemas never
+// change under their ID, so the facts are kept until the ID is forgotten.
+type schemaFact struct {
+	typ  compat.SchemaType
+	tags []string
+}
+
+// factCaches holds each Service's schema facts.
+var factCaches sync.Map // *Service → *factCache
+
+type factCache struct {
+	mu sync.RWMutex
+	m  map[int64]schemaFact
+}
+
+// maxFacts bounds a Service's schema facts; past it the cache starts
+// again.
+const maxFacts = 200_000
+
+func (s *Service) facts() *factCache {
+	if c, ok := factCaches.Load(s); ok {
+		return c.(*factCache)
+	}
+	c, loaded := factCaches.LoadOrStore(s, &factCache{m: map[int64]schemaFact{}})
+	fc := c.(*factCache)
+	if !loaded {
+		s.OnSchemaForgotten(func(id int64) { fc.mu.Lock(); delete(fc.m, id); fc.mu.Unlock() })
+		s.OnCachesDropped(func() { fc.mu.Lock(); clear(fc.m); fc.mu.Unlock() })
+	}
+	return fc
+}
+
+// schemaFacts returns the facts of schema id, from the cache when it can.
+func (s *Service) schemaFacts(ctx context.Context, tx Tx, id int64) (schemaFact, error) {
+	fc := s.facts()
+	fc.mu.RLock()
+	f, ok := fc.m[id]
+	fc.mu.RUnlock()
+	if ok {
+		return f, nil
+	}
+	st, err := storedSchema(ctx, tx, id)
+	if err != nil {
+		return schemaFact{}, err
+	}
+	f.typ = st.Type
+	if p, err := s.parseStored(ctx, tx, st); err == nil {
+		f.tags = fieldTagUnion(compat.Fields(p), st.Metadata, nil)
+	}
+	fc.mu.Lock()
+	if len(fc.m) >= maxFacts {
+		clear(fc.m)
+	}
+	fc.m[id] = f
+	fc.mu.Unlock()
+	return f, nil
+}
+
+// schemaFields returns the fields of schema id.
+func (s *Service) schemaFields(ctx context.Context, tx Tx, id int64) ([]compat.Field, error) {
+	st, err := storedSchema(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.parseStored(ctx, tx, st)
+	if err != nil {
+		return nil, err
+	}
+	return compat.Fields(p), nil
 }
 
 // fieldTagUnion is the sorted union of the tags of fields: inline, from

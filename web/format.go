@@ -18,6 +18,7 @@ func (u *ui) funcs() template.FuncMap {
 		"time":        timeTag,
 		"date":        dateTag,
 		"plural":      rule.Plural,
+		"count":       count,
 		"join":        strings.Join,
 		"display":     governance.Display,
 		"subjectURL":  func(s string) string { return subjectURL(s) },
@@ -71,6 +72,13 @@ func countdown(days int, state governance.State) string {
 		return "0 days left"
 	}
 	return rule.Plural(days, "day") + " left"
+}
+
+// count is rule.Plural with thousands separators: "10,000 subjects".
+func count(n int, noun string) string {
+	p := rule.Plural(n, noun)
+	_, rest, _ := strings.Cut(p, " ")
+	return thousands(n) + " " + rest
 }
 
 // thousands writes n with thin separators: 10,000.
