@@ -67,6 +67,12 @@ type Violation struct {
 	RuleID  string `json:"ruleId"`
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Undecided marks a violation that says the format could not decide
+	// (a bound on its work was reached), not that reading breaks. It
+	// refuses all the same: a limit never widens a verdict to
+	// compatible. The registry answers it with its own error rather than
+	// as an incompatibility.
+	Undecided bool `json:"undecided,omitempty"`
 }
 
 func (v Violation) String() string {

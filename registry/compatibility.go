@@ -7,6 +7,7 @@ import (
 
 	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
 // CompatibilityResult is the verdict of a compatibility check (POST
@@ -29,7 +30,8 @@ type CompatibilityResult struct {
 // compatible when version is 0.
 //
 // Errors: 40402 unknown version, or any version of an unknown subject
-// (Confluent's answer); 42201 invalid schema, type or reference.
+// (Confluent's answer); 42201 invalid schema, type or reference; 42285
+// compatibility not decided within the comparison's bounds.
 func (s *Service) CheckCompatibility(ctx context.Context, subject string, version int, req RegisterRequest) (CompatibilityResult, error) {
 	f, err := s.checkRequest(&req)
 	if err != nil {
@@ -85,6 +87,9 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 		}
 		res, olds, err := s.checkCompatibility(ctx, tx, checker, cand.parsed, level, against)
 		if err != nil {
+			return err
+		}
+		if err := undecided(subject, res); err != nil {
 			return err
 		}
 		out = CompatibilityResult{
@@ -169,6 +174,21 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 		}
 	}
 	return res, olds, nil
+}
+
+// undecided returns 42285 when a finding of res says that its format
+// could not decide (compat.Violation.Undecided): such a result is neither
+// compatible nor incompatible, and a bound reached must not read as
+// either.
+func undecided(subject string, res compat.Result) error {
+	for _, f := range res.Findings {
+		if f.Undecided {
+			return srerr.New(srerr.ErrCompatibilityUndecided,
+				"Compatibility of the schema with version %d of subject '%s' could not be decided (%s): %s",
+				f.Version, subject, f.RuleID, f.Message)
+		}
+	}
+	return nil
 }
 
 // compatibilityMessages renders findings in Confluent's verbose format:

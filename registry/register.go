@@ -187,7 +187,8 @@ func hasLatestRef(refs []Reference) bool {
 // (READONLY, an explicit id outside IMPORT, IMPORT without an id, an
 // imported id that holds other content, a subject past MaxVersion); 42207
 // an imported schema already registered under another id; 409
-// incompatible; 50001 every id up to MaxID is used or was used.
+// incompatible; 42285 compatibility not decided within the comparison's
+// bounds; 50001 every id up to MaxID is used or was used.
 func (s *Service) Register(ctx context.Context, subject string, req RegisterRequest) (SubjectSchema, error) {
 	if err := ValidateSubject(subject); err != nil {
 		return SubjectSchema{}, err
@@ -511,6 +512,9 @@ func (r *registration) judgeNew(ctx context.Context, tx Tx, version int) (*judge
 	}
 	r.verdict = &Verdict{Source: VerdictRegister, Subject: r.subject, Type: r.format.Type(), Level: jr.level,
 		Compared: compared(jr.level, len(against)), Findings: j.Compat.Findings}
+	if err := undecided(r.subject, j.Compat); err != nil {
+		return nil, err
+	}
 	if j.Incompatible() {
 		return nil, srerr.New(srerr.ErrIncompatibleSchema,
 			"Schema being registered is incompatible with an earlier schema for subject %q, details: [%s]",

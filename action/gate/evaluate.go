@@ -12,7 +12,8 @@ import (
 )
 
 // Evaluate judges in: compatibility (unless Existing), then the
-// governance rules, then the published contracts. The error is never a
+// governance rules, then the published contracts; a comparison that
+// could not be decided (compat.Violation.Undecided) ends it there. The error is never a
 // verdict: it says that the state itself is unusable (a stored contract
 // that no longer parses, a schema the contract verifier cannot read).
 func Evaluate(in Input) (Result, error) {
@@ -26,6 +27,13 @@ func Evaluate(in Input) (Result, error) {
 			return Result{}, err
 		}
 		res.Findings = append(res.Findings, CompatFindings(in.Subject, res.Compat)...)
+		if undecided(res.Compat) {
+			// The governance rules (the semantic version's FULL
+			// comparison) would compare the same versions again, past
+			// the same bound: the judgement ends refused.
+			Sort(res.Findings)
+			return res, nil
+		}
 		res.Findings = append(res.Findings, ReservedFindings(in)...)
 	} else {
 		res.Compat = compat.Result{Level: in.Level}
@@ -53,6 +61,17 @@ func Evaluate(in Input) (Result, error) {
 		res.Findings = []rule.Finding{}
 	}
 	return res, nil
+}
+
+// undecided reports whether a finding of res says its format could not
+// decide (compat.Violation.Undecided).
+func undecided(res compat.Result) bool {
+	for _, f := range res.Findings {
+		if f.Undecided {
+			return true
+		}
+	}
+	return false
 }
 
 // CheckCompatibility is compat.Check at the level, with earlier versions

@@ -317,7 +317,7 @@ func (f Format) CheckReadContext(ctx context.Context, reader, writer compat.Sche
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
 		}
-		return []compat.Violation{{RuleID: RuleTooComplex, Path: "#/", Message: tooComplexMessage(err)}}, nil
+		return []compat.Violation{{RuleID: RuleTooComplex, Path: "#/", Message: tooComplexMessage(err), Undecided: true}}, nil
 	}
 	var out []compat.Violation
 	for _, fd := range incompatible(root, set) {

