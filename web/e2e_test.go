@@ -97,7 +97,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
+		chromedp.WindowSize(1200, 820),
 		// The viewer's time zone, to see times converted from UTC.
 		chromedp.Env("TZ=Asia/Tokyo"),
 	}
@@ -145,6 +145,17 @@ func TestBrowser(t *testing.T) {
 	shot := func(name string) {
 		t.Helper()
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// viewShot is a screenshot of the viewport only (the README's).
+	viewShot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 		if err != nil {
 			t.Fatalf("screenshot %s: %v", name, err)
 		}
@@ -241,7 +252,9 @@ func TestBrowser(t *testing.T) {
 	shot("02-subjects-filtered")
 	// The format select submits the form as it changes (app.js).
 	do("format filter", chromedp.SetValue(chromedp.CSS("#format"), "PROTOBUF"))
-	eval("change", `document.querySelector("#format").dispatchEvent(new Event("change", {bubbles: true})); "ok"`)
+	// (SetValue may fire the change itself; then the page is already
+	// navigating.)
+	eval("change", `(() => { const f = document.querySelector("#format"); if (f && !location.search.includes("format=")) f.dispatchEvent(new Event("change", {bubbles: true})); return "ok"; })()`)
 	waitURL("format=PROTOBUF")
 	want("format filter", text("#count"), "No subject matches")
 
@@ -251,6 +264,7 @@ func TestBrowser(t *testing.T) {
 	want("subject", text("h1"), "shipments-value")
 	want("subject schema", text("ol.code"), "deprecated, 90 days left", "PII")
 	shot("03-subject")
+	viewShot("readme-subject")
 	audit("03-subject")
 
 	// Compare, from the subject's link.
@@ -299,6 +313,7 @@ func TestBrowser(t *testing.T) {
 	shot("09-extension-granted")
 	audit("09-extension-granted")
 	visit("10-deprecations-after-grant", "/ui/deprecations")
+	viewShot("readme-deprecations")
 	want("row after grant", xtext(row), "billing until")
 
 	// Lineage of the subject and of carrier_code; PII map; team; audit; rules.

@@ -50,8 +50,20 @@ func (u *ui) lineagePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.PIITags = piiTagsOf(pol)
+	deps, err := u.svc.Governance().Deprecations(ctx, subject, false)
+	if err != nil {
+		u.fail(w, r, err)
+		return
+	}
+	deprecated := map[string]bool{}
+	for _, d := range deps {
+		if d.Kind == governance.ItemField {
+			deprecated[d.Path] = true
+		}
+	}
 	for _, n := range g.Nodes {
 		if n.Kind == lineage.KindField && n.Subject == subject && (v.Field == "" || governance.Covers(v.Field, n.Path)) {
+			n.Deprecated = n.Deprecated || deprecated[n.Path]
 			v.Fields = append(v.Fields, n)
 		}
 	}
