@@ -26,8 +26,9 @@ import (
 	"github.com/charter-dev/charter/web"
 )
 
-// Defaults and environment variables of `charter serve`. A flag beats its
-// environment variable, which beats the default.
+// Defaults and environment variables of `charter serve`. A flag on the
+// command line beats its environment variable, which beats the --config
+// file (configfile.go), which beats the default.
 const (
 	DefaultListen = "127.0.0.1:8081"
 	DefaultDB     = "./charter.db"
@@ -66,6 +67,8 @@ type Config struct {
 	// UI serves the web UI under /ui/ (package web); `GET /` from a
 	// browser redirects there.
 	UI bool
+	// Operations are CORS and metrics (operations.go).
+	Operations
 }
 
 // Validate reports the first setting that cannot work, naming its flag:
@@ -81,6 +84,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("invalid --max-schema-bytes %d: want a positive number of bytes", c.MaxSchema)
 	}
 	if err := c.Security.validate(); err != nil {
+		return err
+	}
+	if err := c.Operations.validate(); err != nil {
 		return err
 	}
 	for _, d := range []struct {
@@ -106,6 +112,7 @@ type Deps struct {
 // NewCommand returns the serve command.
 func NewCommand(name string, deps Deps) *cobra.Command {
 	var cfg Config
+	var cfgFile string
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Run the schema registry (Confluent-compatible REST API)",
@@ -117,7 +124,11 @@ bound on cache staleness). Migrations are applied at start-up (replicas
 starting together wait for each other); --migrate-only applies them and
 exits. Stops cleanly on SIGINT or SIGTERM.
 
-Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the flags are not given.`,
+--config FILE gives any of these flags in a YAML file, keyed by the flag's
+name without dashes (listen: ":8081", db-pool-size: 20, cors-origin: [a, b]);
+unknown keys are errors. A setting on the command line beats its environment
+variable (` + EnvListen + `, ` + EnvDB + `, ` + EnvAuthConfig + `), which beats the file,
+which beats the default.`,
 		Example: `  # A registry on 127.0.0.1:8081 with its data in ./charter.db
   charter serve
 
@@ -134,7 +145,11 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
   charter serve --migrate-only --db "$CHARTER_DB"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("listen") {
+			given, err := applyConfigFile(cmd.LocalFlags(), cfgFile)
+			if err != nil {
+				return err
+			}
+			if !given["listen"] {
 				if v := os.Getenv(EnvListen); v != "" {
 					cfg.Listen = v
 				}
@@ -150,10 +165,12 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 					return fmt.Errorf("--%s is for commands that call a registry; %s", flag, instead)
 				}
 			}
-			if !cmd.Flags().Changed("auth-config") {
-				cfg.AuthConfig = os.Getenv(EnvAuthConfig)
+			if !given["auth-config"] {
+				if v := os.Getenv(EnvAuthConfig); v != "" {
+					cfg.AuthConfig = v
+				}
 			}
-			if !cmd.Flags().Changed("db") {
+			if !given["db"] {
 				if v := os.Getenv(EnvDB); v != "" {
 					cfg.DB = v
 				}
@@ -189,6 +206,8 @@ Environment: ` + EnvListen + ` and ` + EnvDB + ` set --listen and --db when the 
 	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	f.BoolVar(&cfg.UI, "ui", true, "serve the web UI under /ui/ (--ui=false: the API only)")
 	f.StringVar(&cfg.TLSClientCA, "tls-client-ca", "", "CA bundle (PEM) for client certificates (mTLS): a certificate's CN or first SAN names the principal")
+	addOperationsFlags(f, &cfg.Operations)
+	f.StringVar(&cfgFile, ConfigFlag, "", "YAML file of flag values, keyed by flag name (listen: \":8081\"); the command line and environment variables beat it")
 	return cmd
 }
 
@@ -256,13 +275,15 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 	}
 	version, commit := buildinfo.Get()
 	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
-	handler := api.New(svc, api.Options{
+	apiOpts := api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Version:      version,
 		Commit:       commit,
 		Auth:         authn,
-	})
+	}
+	cfg.Operations.apiOptions(&apiOpts)
+	handler := api.New(svc, apiOpts)
 	if cfg.UI {
 		ui, err := web.New(svc, web.Options{Auth: authn, Logger: log})
 		if err != nil {
