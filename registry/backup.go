@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/lineage"
 	"github.com/charter-dev/charter/registry/dump"
 	"github.com/charter-dev/charter/registry/governance"
@@ -320,12 +321,7 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
+func plural(n int, what string) string { return rule.Plural(n, what) }
 
 // checkEmpty sets p.empty, and p.held to what a non-empty registry holds.
 func (p *importPlan) checkEmpty(ctx context.Context, tx Tx, g GovernanceTx, b BackupTx) error {
@@ -366,7 +362,7 @@ func (p *importPlan) checkEmpty(ctx context.Context, tx Tx, g GovernanceTx, b Ba
 		}
 	}
 	if len(audit) > 0 {
-		held[len(held)-1] = "an audit log"
+		held[len(held)-1] = "an audit log" // Limit 1: not a count
 	}
 	p.empty = len(held) == 0
 	p.held = strings.Join(held, ", ")

@@ -432,3 +432,36 @@ func object(raw json.RawMessage, what string) error {
 	}
 	return nil
 }
+
+// Diff compares the dump a registry exported after an import (got) with
+// the dump imported (want), leaving out got's audit entry importAuditID
+// (the import's own; 0 for none) and the export times. It returns "" when
+// they are the same, else where they first differ, by line of their
+// encodings.
+func Diff(want, got *Dump, importAuditID int64) string {
+	w, g := *want, *got
+	g.ExportedAt = w.ExportedAt
+	g.Audit = slices.DeleteFunc(slices.Clone(g.Audit), func(e AuditEntry) bool { return importAuditID > 0 && e.ID == importAuditID })
+	wb, err := w.Encode()
+	if err != nil {
+		return err.Error()
+	}
+	gb, err := g.Encode()
+	if err != nil {
+		return err.Error()
+	}
+	if bytes.Equal(wb, gb) {
+		return ""
+	}
+	wl, gl := strings.Split(string(wb), "\n"), strings.Split(string(gb), "\n")
+	for i := 0; ; i++ {
+		switch {
+		case i >= len(wl):
+			return fmt.Sprintf("line %d: the registry has %s, the dump ends", i+1, strings.TrimSpace(gl[i]))
+		case i >= len(gl):
+			return fmt.Sprintf("line %d: the registry ends, the dump has %s", i+1, strings.TrimSpace(wl[i]))
+		case wl[i] != gl[i]:
+			return fmt.Sprintf("line %d: the registry has %s, the dump %s", i+1, strings.TrimSpace(gl[i]), strings.TrimSpace(wl[i]))
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	initcmd "github.com/charter-dev/charter/cmd/internal/command/init"
 	lineagecmd "github.com/charter-dev/charter/cmd/internal/command/lineage"
 	"github.com/charter-dev/charter/cmd/internal/command/lookup"
+	"github.com/charter-dev/charter/cmd/internal/command/migrate"
 	"github.com/charter-dev/charter/cmd/internal/command/mode"
 	"github.com/charter-dev/charter/cmd/internal/command/owners"
 	"github.com/charter-dev/charter/cmd/internal/command/register"
@@ -104,6 +105,7 @@ func NewRootCommand(env Env) *cobra.Command {
 		deletecmd.NewCommand("delete"),
 		export.NewCommand("export"),
 		importcmd.NewCommand("import"),
+		migrate.NewCommand("migrate"),
 		completion.NewCommand("completion"),
 		owners.NewCommand("owners", owners.Deps{}),
 		deprecate.NewCommand("deprecate", deprecate.Deps{}),

@@ -35,7 +35,8 @@ func auditAfter(t *testing.T, url string, id int64) []auditEntry {
 // TestEveryWriteNamesItsActor: each registry command that changes the
 // registry (register, config, mode, delete, import) sends who acts, so the
 // audit log names them and not "anonymous": --actor beats $CHARTER_ACTOR,
-// which beats $USER.
+// which beats $USER. (An import restores the source's entries with their
+// own actors and adds one of its own.)
 func TestEveryWriteNamesItsActor(t *testing.T) {
 	writes := []struct {
 		args   []string
@@ -90,14 +91,18 @@ func TestEveryWriteNamesItsActor(t *testing.T) {
 				run(w.args, w.action)
 			}
 
-			// import: every record it writes into another registry.
+			// import: the restored history (whose actors are the
+			// source's, here the same), then the import's own entry.
 			dump := filepath.Join(t.TempDir(), "dump.json")
 			if r := clitest.Run(t, "--registry", url, "export", "--file", dump); r.Code != cli.ExitOK {
 				t.Fatalf("charter export: exit %d: %s", r.Code, r.Stderr)
 			}
 			_, url2, _ := clitest.NewRegistry(t)
 			url, last = url2, 0
-			run([]string{"import", dump}, "mode.set")
+			run([]string{"import", dump}, "schema.register")
+			if es := auditAfter(t, url, 0); es[len(es)-1].Action != "registry.import" || es[len(es)-1].Actor != tc.want {
+				t.Errorf("charter import: last audit entry %+v, want registry.import by %s", es[len(es)-1], tc.want)
+			}
 		})
 	}
 }

@@ -3,7 +3,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -11,35 +10,42 @@ import (
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
-	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/dump"
 )
 
 // NewCommand returns the export command.
 func NewCommand(name string) *cobra.Command {
-	var file string
-	var opts client.ExportOptions
+	var (
+		file  string
+		audit bool
+	)
 	cmd := &cobra.Command{
 		Use:   name,
-		Short: "Dump the whole registry to JSON (restore it with charter import)",
-		Long: `Read the whole registry through its REST API and write it as one JSON document
-(format "` + client.DumpFormat + `"): every schema once by its global ID, every
-subject with its versions (soft-deleted ones included), the global and subject
-configs and modes, and the governance data: the global and subject policies,
-owners, governance tags, PII dismissals, deprecations with their extensions,
-and the removed fields (for the record). With --audit the audit log is added
-(read-only: charter import does not write it). charter import restores the
-dump into another registry with the same IDs and versions.
+		Short: "Back up the whole registry as one JSON dump (restore it with charter import)",
+		Long: `Write the whole registry as one JSON document (format "` + dump.Format + `"),
+read by the registry in one transaction (GET /admin/export; admins only):
+
+  - every schema by its global ID, and the largest ID ever handed out;
+  - every subject version, soft-deleted ones included;
+  - every stored config and mode, global or a subject's (also of subjects
+    that have no version);
+  - every governance record as stored, with the dates and actors it carries:
+    owners (who set them, when), policies, tags, deprecations (declared when,
+    by whom, expiring when) with their extensions (granted by whom, until
+    when), PII dismissals, removed fields, version records (semantic
+    versions, changelog), published contracts (consumer version, branch,
+    pact) and the lineage history (producers, declared consumers);
+  - the audit log, with its IDs.
+
+Lists are sorted, so two dumps of equal registries are equal bytes.
+charter import restores the dump into an empty registry exactly; charter
+migrate copies one database into another without a server.
 
 The dump goes to stdout, or to --file, in which case a summary is printed.
-Not in a dump: hard-deleted versions, configs or modes of subjects that have no
-version at all (the REST API does not list them), and the policies, tags and
-dismissals of subjects that have no version, owner or deprecation. Writes made
-during the export may or may not be in it.`,
+It holds the audit log and every record's actors: keep it as you keep the
+database.`,
 		Example: `  # Back up a registry
   charter export --registry https://sr.example.com --file backup.json
-
-  # Back up with the governance audit log
-  charter export --audit --file backup.json
 
   # Copy one registry into a fresh one
   charter export --registry http://old:8081 | charter import - --registry http://new:8081`,
@@ -53,15 +59,14 @@ during the export may or may not be in it.`,
 			if err != nil {
 				return err
 			}
-			d, err := c.Export(cmd.Context(), opts)
+			b, err := c.ExportDump(cmd.Context())
 			if err != nil {
 				return err
 			}
-			b, err := json.MarshalIndent(d, "", "  ")
+			d, err := dump.Read(b)
 			if err != nil {
-				return fmt.Errorf("export: encode the dump: %w", err)
+				return fmt.Errorf("export: the registry answered a dump that does not read: %w", err)
 			}
-			b = append(b, '\n')
 			if file == "" || file == "-" {
 				_, err := cmd.OutOrStdout().Write(b)
 				return err
@@ -69,10 +74,11 @@ during the export may or may not be in it.`,
 			if err := os.WriteFile(file, b, 0o600); err != nil {
 				return fmt.Errorf("export: %w", err)
 			}
-			return render.DumpCounts(cmd.OutOrStdout(), out, "exported", d.Counts())
+			return render.Dump(cmd.OutOrStdout(), out, "exported", d.Counts())
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "write the dump to this file instead of stdout")
-	cmd.Flags().BoolVar(&opts.Audit, "audit", false, "add the governance audit log to the dump (read-only)")
+	cmd.Flags().BoolVar(&audit, "audit", false, "(the dump always holds the audit log)")
+	_ = cmd.Flags().MarkDeprecated("audit", "the dump always holds the audit log")
 	return cmd
 }

@@ -1,9 +1,8 @@
 // Package importcmd is the `charter import` command: a dump written by
-// `charter export` restored with its IDs and versions.
+// `charter export` restored with everything it holds.
 package importcmd
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -14,33 +13,48 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/dump"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
 // NewCommand returns the import command.
 func NewCommand(name string) *cobra.Command {
-	var o client.ImportOptions
+	var (
+		o        client.ImportDumpOptions
+		force    bool
+		noVerify bool
+	)
 	cmd := &cobra.Command{
 		Use:   name + " FILE",
-		Short: "Restore a dump written by charter export, keeping IDs and versions",
-		Long: `Restore a registry dump (FILE, or - for stdin) through the REST API: the global
-mode goes to IMPORT, every version is registered with its schema ID and version
-number (referenced schemas first), soft-deleted versions are deleted again,
-then the configs, the governance data (policies, owners, tags, dismissals,
-deprecations and their extensions) and the modes are set, and every version is
-read back and compared with the dump. Dumps of format v1 (no governance data)
-are read too.
+		Short: "Restore a dump written by charter export, losing nothing",
+		Long: `Restore a registry dump (FILE, or - for stdin) in one transaction of the
+registry (POST /admin/import; admins only): nothing is written when the
+import fails.
 
-Governance records get the import's time and actor: deprecation countdowns
-start again from the import (same TTL), and an extension that has ended by
-then is skipped. Each thing not restored as it is in the dump is printed on
-stderr as a warning: deprecations declared by a schema's own mark, ended
-extensions, removed fields and the audit log (both read-only).
+Into an empty registry the dump is restored exactly: every schema and ID,
+version, soft delete, config and mode, every governance record with the
+dates and actors it holds (deprecation countdowns go on from their original
+dates; owners and extensions stay set by whom they were), contracts, lineage
+and the audit log with its IDs. The import adds one audit entry of its own
+(registry.import, naming who imported) after the restored history. The
+registry is then read back and compared with the dump.
 
-The registry must be empty unless --force is given; then versions it already
-holds with the same ID are kept (a stopped import can be resumed) and any other
-difference fails the import. When a step fails, the global mode is put back.`,
+A registry that holds anything is refused, listing what it holds and the
+conflicts a merge would meet. With --merge the dump is added to it: what it
+lacks is added, what it holds alike is kept, lineage changes whose revisions
+it uses are renumbered after its own and the dump's audit entries are
+appended to its history; anything it holds otherwise (a schema ID with
+other content, a version bound to another schema, another owner…) is a
+conflict, and the import is refused, listing each. --dry-run reports what
+would happen and writes nothing.
+
+Dumps of the older formats v1 and v2 (written through the REST API) are
+read too, with what they hold; a dump written by a newer Charter is refused.`,
 		Example: `  # Restore a backup into a fresh registry
   charter import backup.json --registry http://127.0.0.1:8081
+
+  # What would a merge into a registry in use add, and what conflicts?
+  charter import backup.json --merge --dry-run
 
   # Copy one registry into another
   charter export --registry http://old:8081 | charter import - --registry http://new:8081`,
@@ -59,30 +73,67 @@ difference fails the import. When a step fails, the global mode is put back.`,
 			if err != nil {
 				return fmt.Errorf("import: %w", err)
 			}
-			if len(bytes.TrimSpace(data)) == 0 {
-				return fmt.Errorf("import: %s is empty; want a dump written by charter export", args[0])
-			}
-			d, err := client.ReadDump(data)
+			d, err := dump.Read(data)
 			if err != nil {
-				return err
+				if isEmpty(data) {
+					return fmt.Errorf("import: %s is empty; want a dump written by charter export", args[0])
+				}
+				return fmt.Errorf("import %s: %w", args[0], err)
 			}
 			c, err := global.Client(cmd)
 			if err != nil {
 				return err
 			}
-			o.Warn = func(msg string) { fmt.Fprintf(cmd.ErrOrStderr(), "charter: warning: %s\n", msg) }
-			n, err := c.Import(cmd.Context(), d, o)
-			if errors.Is(err, client.ErrNotEmpty) {
-				return fmt.Errorf("%w; import into an empty registry, or pass --force to add the dump to what it holds", err)
-			}
+			o.Merge = o.Merge || force
+			rep, err := c.ImportDump(cmd.Context(), data, o)
 			if err != nil {
+				if errors.Is(err, srerr.ErrNotFound) {
+					return fmt.Errorf("%w: the registry at %s has no import endpoint (POST /admin/import): it is not a Charter registry, or an older one", err, c.URL())
+				}
 				return err
 			}
-			return render.DumpCounts(cmd.OutOrStdout(), out, "imported", n)
+			if err := render.ImportReport(cmd.OutOrStdout(), out, rep); err != nil {
+				return err
+			}
+			// A merge adds to what was there; a dump of an older format is
+			// re-encoded as the registry writes its records.
+			if o.DryRun || o.Merge || noVerify || d.ReadFrom != "" {
+				return nil
+			}
+			return verify(cmd, c, d, rep)
 		},
 	}
-	cmd.Flags().BoolVar(&o.Force, "force", false, "import into a registry that already holds subjects")
-	cmd.Flags().BoolVar(&o.NoVerify, "no-verify", false, "do not read every version back after the import")
+	cmd.Flags().BoolVar(&o.Merge, "merge", false, "add the dump to a registry that is not empty (conflicts still refuse it)")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "report what the import would add, keep and meet as conflicts; write nothing")
+	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "do not read the registry back and compare it with the dump")
+	cmd.Flags().BoolVar(&force, "force", false, "the old name of --merge")
+	_ = cmd.Flags().MarkDeprecated("force", "use --merge")
 	global.AddActorFlag(cmd)
 	return cmd
+}
+
+func isEmpty(data []byte) bool {
+	for _, c := range data {
+		if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// verify reads the registry back and compares it with d: the same dump,
+// plus the import's own audit entry.
+func verify(cmd *cobra.Command, c *client.Client, d *dump.Dump, rep client.ImportReport) error {
+	b, err := c.ExportDump(cmd.Context())
+	if err != nil {
+		return fmt.Errorf("import: verify: %w", err)
+	}
+	got, err := dump.Read(b)
+	if err != nil {
+		return fmt.Errorf("import: verify: %w", err)
+	}
+	if diff := dump.Diff(d, got, rep.AuditID); diff != "" {
+		return fmt.Errorf("import: verify: the registry does not export the dump imported: %s", diff)
+	}
+	return nil
 }

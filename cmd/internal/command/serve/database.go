@@ -105,3 +105,19 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (registry.Stor
 	}
 	return store, nil
 }
+
+// OpenDatabase opens the store db names (a SQLite file path, created if
+// missing, or a postgres:// URL) with the default settings, applying its
+// migrations: charter migrate opens its two databases with it.
+func OpenDatabase(ctx context.Context, db string, log *slog.Logger) (registry.Store, error) {
+	cfg := Config{DB: db, Database: Database{PoolSize: postgres.DefaultMaxConns, StatementTimeout: postgres.DefaultStatementTimeout,
+		Retries: postgres.DefaultRetries, CacheRefresh: postgres.DefaultCacheRefresh}}
+	return openStore(ctx, cfg, log)
+}
+
+// DisplayDB is db as logs and messages show it: a URL without its
+// password.
+func DisplayDB(db string) string { return displayDB(db) }
+
+// IsPostgres reports whether db is a PostgreSQL URL rather than a file.
+func IsPostgres(db string) bool { return isPostgres(db) }
