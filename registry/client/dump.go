@@ -24,10 +24,17 @@ const DumpFormat = "charter-registry-dump/v2"
 // was added (v2 adds Dump.Governance).
 const DumpFormatV1 = "charter-registry-dump/v1"
 
-// Dump is a whole registry as Export reads it and Import restores it:
-// every schema by global ID, every subject with its versions (soft-deleted
-// ones included), the configs and modes of the global scope and of each
-// subject. Lists are sorted (schemas by ID, subjects by name, versions
+// Dump is the REST-level dump (formats v1 and v2): what the REST API shows
+// of a registry, as Export reads it and Import restores it. It loses what
+// the REST API does not show (published contracts, lineage, the dates and
+// actors of governance records, the audit log on import); Charter's
+// lossless backup is ExportDump and ImportDump (format v3, package
+// registry/dump, which also reads these dumps). Export and Import remain
+// for registries without Charter's admin endpoints.
+//
+// A Dump holds every schema by global ID, every subject with its versions
+// (soft-deleted ones included), the configs and modes of the global scope
+// and of each subject. Lists are sorted (schemas by ID, subjects by name, versions
 // ascending), so two dumps of equal registries are equal JSON.
 //
 // A schema is stored once, by ID, as GET /schemas/ids/{id} gives it; a
