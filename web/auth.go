@@ -184,7 +184,7 @@ func (u *ui) identify(next http.Handler) http.Handler {
 // `anonymous: read`; actions never (they answer 401, as the API does).
 func (u *ui) anonymousAllowed(r *http.Request) bool {
 	p := r.URL.Path
-	if p == Prefix+"/login" || strings.HasPrefix(p, Prefix+"/static/") {
+	if p == Prefix+"/login" || strings.HasPrefix(p, Prefix+"/login/oidc") || strings.HasPrefix(p, Prefix+"/static/") {
 		return true
 	}
 	return r.Method == http.MethodGet && u.opts.Auth.Config().Anonymous == auth.AnonymousRead
@@ -265,11 +265,14 @@ type loginView struct {
 	Error   string
 	User    string
 	Enabled bool
+	// OIDC offers the identity provider's sign-in.
+	OIDC bool
 }
 
 func (u *ui) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := safeReturn(r.URL.Query().Get("next"), Prefix+"/subjects")
-	u.render(w, r, http.StatusOK, "login", "Sign in", "login", loginView{Next: next, Enabled: u.opts.Auth != nil})
+	_, oidc := u.codeFlow()
+	u.render(w, r, http.StatusOK, "login", "Sign in", "login", loginView{Next: next, Enabled: u.opts.Auth != nil, OIDC: oidc})
 }
 
 // login checks the credentials of the form exactly as the API checks a
@@ -317,7 +320,8 @@ func (u *ui) login(w http.ResponseWriter, r *http.Request) {
 			msg = "Those credentials are not valid: " + strings.TrimPrefix(err.Error(), auth.ErrInvalidCredentials.Error()+": ") + "."
 		}
 	}
-	u.render(w, r, http.StatusUnauthorized, "login", "Sign in", "login", loginView{Next: next, Error: msg, User: user, Enabled: true})
+	_, oidc := u.codeFlow()
+	u.render(w, r, http.StatusUnauthorized, "login", "Sign in", "login", loginView{Next: next, Error: msg, User: user, Enabled: true, OIDC: oidc})
 }
 
 func (u *ui) logout(w http.ResponseWriter, r *http.Request) {

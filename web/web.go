@@ -53,6 +53,7 @@ type ui struct {
 	sessions *sessions
 	csrfKey  []byte
 	mux      *http.ServeMux
+	pending  pendingLogins
 }
 
 // pageNames are the pages; each has templates/pages/NAME.html defining
@@ -123,6 +124,8 @@ func (u *ui) routes() {
 	m.HandleFunc("GET "+Prefix+"/login", u.loginPage)
 	m.HandleFunc("POST "+Prefix+"/login", u.login)
 	m.HandleFunc("POST "+Prefix+"/logout", u.logout)
+	m.HandleFunc("GET "+Prefix+"/login/oidc", u.oidcStart)
+	m.HandleFunc("GET "+Prefix+"/login/oidc/callback", u.oidcCallback)
 
 	m.HandleFunc("GET "+Prefix+"/subjects", u.subjectsPage)
 	m.HandleFunc("GET "+Prefix+"/subjects/{subject}", u.subjectPage)

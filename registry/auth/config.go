@@ -85,6 +85,21 @@ type OIDCConfig struct {
 	NameClaim  string `yaml:"name_claim"`
 	TeamsClaim string `yaml:"teams_claim"`
 
+	// The web UI's browser sign-in (the authorization code flow with
+	// PKCE), on when ClientID is set: the provider's
+	// AuthorizationEndpoint and TokenEndpoint, the client's secret in
+	// ClientSecretFile (relative to the auth file; none for a public
+	// client), the Scopes asked for (default openid profile) and the
+	// RedirectURL registered at the provider (default: the UI's
+	// /ui/login/oidc/callback on the host the browser used). ID tokens
+	// issued to ClientID are accepted as well as tokens for Audience.
+	ClientID              string   `yaml:"client_id"`
+	ClientSecretFile      string   `yaml:"client_secret_file"`
+	AuthorizationEndpoint string   `yaml:"authorization_endpoint"`
+	TokenEndpoint         string   `yaml:"token_endpoint"`
+	Scopes                []string `yaml:"scopes"`
+	RedirectURL           string   `yaml:"redirect_url"`
+
 	line int
 }
 
@@ -281,6 +296,23 @@ func (o *OIDCConfig) validate() error {
 		if u, err := url.Parse(o.JWKSURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return fmt.Errorf("jwks_url %q: want an http(s) URL", o.JWKSURL)
 		}
+	}
+	if o.ClientID != "" {
+		for _, e := range []struct{ key, v string }{{"authorization_endpoint", o.AuthorizationEndpoint}, {"token_endpoint", o.TokenEndpoint}} {
+			if u, err := url.Parse(e.v); e.v == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return fmt.Errorf("%s %q: client_id asks for the browser sign-in, which needs the provider's %s URL", e.key, e.v, e.key)
+			}
+		}
+		if o.RedirectURL != "" {
+			if u, err := url.Parse(o.RedirectURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return fmt.Errorf("redirect_url %q: want an http(s) URL", o.RedirectURL)
+			}
+		}
+		if len(o.Scopes) == 0 {
+			o.Scopes = []string{"openid", "profile"}
+		}
+	} else if o.AuthorizationEndpoint != "" || o.TokenEndpoint != "" || o.ClientSecretFile != "" {
+		return errors.New("authorization_endpoint, token_endpoint and client_secret_file are for the browser sign-in: set client_id too")
 	}
 	if o.NameClaim == "" {
 		o.NameClaim = "sub"

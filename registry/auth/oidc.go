@@ -102,6 +102,53 @@ func (v *oidcVerifier) load(ctx context.Context) (*jose.JSONWebKeySet, error) {
 	return &set, nil
 }
 
+// audiences are the audiences accepted: the configured one, and the
+// client ID of the browser sign-in (its ID tokens).
+func (v *oidcVerifier) audiences() jwt.Audience {
+	if v.cfg.ClientID != "" && v.cfg.ClientID != v.cfg.Audience {
+		return jwt.Audience{v.cfg.Audience, v.cfg.ClientID}
+	}
+	return jwt.Audience{v.cfg.Audience}
+}
+
+// CodeFlow is the browser sign-in of the auth file's oidc section (the
+// authorization code flow with PKCE), for the web UI.
+type CodeFlow struct {
+	ClientID, ClientSecret               string
+	AuthorizationEndpoint, TokenEndpoint string
+	Scopes                               []string
+	// RedirectURL is "" when the UI derives it from the request.
+	RedirectURL string
+}
+
+// CodeFlow returns the browser sign-in, false when the auth file has no
+// oidc client_id. The client secret is read from its file on every call,
+// so a reload of the auth file (or of the secret) takes effect.
+func (a *Authenticator) CodeFlow() (CodeFlow, bool, error) {
+	cfg := a.Config()
+	o := cfg.OIDC
+	if o == nil || o.ClientID == "" {
+		return CodeFlow{}, false, nil
+	}
+	cf := CodeFlow{ClientID: o.ClientID, AuthorizationEndpoint: o.AuthorizationEndpoint, TokenEndpoint: o.TokenEndpoint,
+		Scopes: append([]string(nil), o.Scopes...), RedirectURL: o.RedirectURL}
+	if o.ClientSecretFile != "" {
+		p := o.ClientSecretFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.dir, p)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return CodeFlow{}, false, fmt.Errorf("oidc client_secret_file: %w", err)
+		}
+		cf.ClientSecret = strings.TrimSpace(string(b))
+	}
+	return cf, true, nil
+}
+
+// HTTPClient is the client the Authenticator reaches the provider with.
+func (a *Authenticator) HTTPClient() *http.Client { return a.opts.HTTPClient }
+
 // verify checks token's signature and claims and returns its name and
 // teams claims.
 func (v *oidcVerifier) verify(ctx context.Context, token string, now time.Time) (string, []string, error) {
@@ -118,7 +165,7 @@ func (v *oidcVerifier) verify(ctx context.Context, token string, now time.Time) 
 	if std.Expiry == nil {
 		return "", nil, errors.New("the JWT has no exp claim")
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience{v.cfg.Audience}, Time: now}, jwtLeeway); err != nil {
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: v.audiences(), Time: now}, jwtLeeway); err != nil {
 		return "", nil, fmt.Errorf("the JWT is not valid here: %v", err)
 	}
 	name, _ := custom[v.cfg.NameClaim].(string)
