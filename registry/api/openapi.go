@@ -6,9 +6,12 @@ import (
 	"strconv"
 )
 
-// OpenAPI is the OpenAPI 3.1 description of Charter's governance API
-// (/governance/...) and of the Confluent endpoints Charter adds for data
-// contracts (GET /subjects/{s}/metadata), served at GET /openapi.json.
+// OpenAPI is the OpenAPI 3.1 description of every route of the API
+// (the Confluent Schema Registry API, governance, the Pact Broker subset,
+// the probes and /metrics; the web UI is not part of this handler),
+// served at GET /openapi.json. TestOpenAPIDescribesEveryRoute walks the
+// router so that a route without an operation fails, and TestOpenAPIValid
+// validates it as OpenAPI 3.1.
 //
 //go:embed openapi.json
 var OpenAPI []byte
