@@ -8,8 +8,6 @@ import (
 	"io"
 	"net/url"
 	"strconv"
-
-	"github.com/charter-dev/charter/registry/dump"
 )
 
 // Lossless backup and restore through Charter's admin endpoints: the
@@ -19,7 +17,8 @@ import (
 // API does not show (contracts, lineage, dates and actors).
 
 // ExportDump returns the registry's dump (GET /admin/export) as the
-// registry encoded it (package registry/dump, format v3), byte for byte.
+// registry encoded it (format v3; package registry/dump reads it), byte
+// for byte.
 // Admins only.
 func (c *Client) ExportDump(ctx context.Context) ([]byte, error) {
 	u, err := c.url([]string{"admin", "export"}, nil)
@@ -47,23 +46,40 @@ type ImportDumpOptions struct {
 	DryRun bool
 }
 
+// ImportCounts says how much of each kind an import added or kept: the
+// wire form of registry/dump.Counts (the client imports no Charter
+// package but srerr and compat).
+type ImportCounts struct {
+	Schemas  int `json:"schemas"`
+	Subjects int `json:"subjects"`
+	Versions int `json:"versions"`
+	// Deleted counts the soft-deleted versions among Versions.
+	Deleted int `json:"deleted"`
+	// Configs and Modes count the stored ones, global ones included.
+	Configs int `json:"configs"`
+	Modes   int `json:"modes"`
+	// Records counts governance records, Audit audit entries.
+	Records int `json:"records"`
+	Audit   int `json:"audit"`
+}
+
 // ImportReport is the registry's answer to an import: the wire form of
 // registry.ImportReport.
 type ImportReport struct {
-	Format            string      `json:"format"`
-	Merge             bool        `json:"merge"`
-	DryRun            bool        `json:"dryRun"`
-	Added             dump.Counts `json:"added"`
-	Kept              dump.Counts `json:"kept"`
-	LineageRenumbered int         `json:"lineageRenumbered"`
-	AuditAppended     int         `json:"auditAppended"`
-	Conflicts         []string    `json:"conflicts"`
-	Refusal           string      `json:"refusal,omitempty"`
-	AuditID           int64       `json:"auditId,omitempty"`
+	Format            string       `json:"format"`
+	Merge             bool         `json:"merge"`
+	DryRun            bool         `json:"dryRun"`
+	Added             ImportCounts `json:"added"`
+	Kept              ImportCounts `json:"kept"`
+	LineageRenumbered int          `json:"lineageRenumbered"`
+	AuditAppended     int          `json:"auditAppended"`
+	Conflicts         []string     `json:"conflicts"`
+	Refusal           string       `json:"refusal,omitempty"`
+	AuditID           int64        `json:"auditId,omitempty"`
 }
 
 // ImportDump sends data, a dump of any format package registry/dump
-// reads, to POST /admin/import, which restores it in one transaction.
+// reads (v1 to v3), to POST /admin/import, which restores it in one transaction.
 // Errors: srerr.ErrImportConflict (the message lists the conflicts),
 // srerr.ErrInvalidDump, srerr.ErrForbidden for a principal that is not an
 // admin, a plain 404 from a registry without the endpoint.

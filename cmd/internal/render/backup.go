@@ -13,7 +13,7 @@ import (
 // countsText says what n counts: "4 schemas, 3 subjects, 5 versions (1
 // soft-deleted), 2 configs, 1 mode, 20 governance records, 31 audit
 // entries".
-func countsText(n dump.Counts) string {
+func countsText(n client.ImportCounts) string {
 	return fmt.Sprintf("%s, %s, %s (%d soft-deleted), %s, %s, %s, %s",
 		rule.Plural(n.Schemas, "schema"), rule.Plural(n.Subjects, "subject"), rule.Plural(n.Versions, "version"), n.Deleted,
 		rule.Plural(n.Configs, "config"), rule.Plural(n.Modes, "mode"), rule.Plural(n.Records, "governance record"),
@@ -26,7 +26,7 @@ func Dump(w io.Writer, f Format, verb string, n dump.Counts) error {
 	if f == JSON {
 		return writeJSON(w, n)
 	}
-	return writeText(w, verb+" "+countsText(n)+"\n")
+	return writeText(w, verb+" "+countsText(client.ImportCounts(n))+"\n")
 }
 
 // ImportReport writes an import's report: as text, what was (or, for a

@@ -5,6 +5,7 @@ package migrate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,7 +89,16 @@ as charter serve applies them.`,
 			if err != nil {
 				return err
 			}
-			if err := render.ImportReport(cmd.OutOrStdout(), out, client.ImportReport(rep)); err != nil {
+			// The report as the admin endpoint sends it.
+			b, err := json.Marshal(rep)
+			if err != nil {
+				return fmt.Errorf("migrate: encode the report: %w", err)
+			}
+			var wire client.ImportReport
+			if err := json.Unmarshal(b, &wire); err != nil {
+				return fmt.Errorf("migrate: decode the report: %w", err)
+			}
+			if err := render.ImportReport(cmd.OutOrStdout(), out, wire); err != nil {
 				return err
 			}
 			if warning != "" {
