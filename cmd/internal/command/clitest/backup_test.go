@@ -239,7 +239,7 @@ func TestBackupRoundTrip(t *testing.T) {
 }
 
 // TestMigrate: charter migrate copies a SQLite registry that is serving
-// into PostgreSQL and back into a new file, each copy verified, the
+// into another file, into PostgreSQL and from there back into a new file, each copy verified, the
 // result exporting the source's dump byte for byte (plus one
 // registry.import entry per copy); a destination that is not empty is
 // refused unless --merge, which finds everything already there.
@@ -259,8 +259,18 @@ func TestMigrate(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// SQLite → SQLite (also without PostgreSQL).
+	file2 := backupDB(t, "sqlite")
+	r := runOK(t, "migrate", "--from", from, "--to", file2)
+	if !strings.Contains(r.Stdout, "imported 3 schemas") || r.Stderr != "" {
+		t.Errorf("migrate to SQLite: %+v", r)
+	}
+	s2, c2 := serveDB(t, file2)
+	c2.Day(backupDay)
+	checkRestored(t, src, s2, b, "migrator")
+
 	pg := backupDB(t, "postgres")
-	r := runOK(t, "migrate", "--from", from, "--to", pg)
+	r = runOK(t, "migrate", "--from", from, "--to", pg)
 	if !strings.Contains(r.Stdout, "imported 3 schemas") || r.Stderr != "" {
 		t.Errorf("migrate to PostgreSQL: %+v", r)
 	}
