@@ -38,6 +38,7 @@ func (s *Service) OnCachesDropped(fn func()) {
 
 // invalidate applies an Invalidation from the store.
 func (s *Service) invalidate(inv Invalidation) {
+	s.bumpGeneration()
 	if !inv.All {
 		s.forgotten(inv.Forgotten)
 		return

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -57,6 +58,11 @@ type Service struct {
 
 	obs observers      // Observe (observe.go)
 	inv inventoryCache // Inventory (inventory.go)
+
+	// gen is the write generation and shared says the store is shared
+	// with other processes (ViewGeneration, view.go).
+	gen    atomic.Uint64
+	shared bool
 }
 
 // OnSchemaForgotten registers fn to be called, after the commit, with
@@ -146,6 +152,7 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 	// A store shared with other processes tells which cached schemas
 	// they made stale (invalidate.go).
 	if inv, ok := store.(Invalidator); ok {
+		s.shared = true
 		inv.OnInvalidate(s.invalidate)
 	}
 	return s
@@ -283,6 +290,10 @@ func (s *Service) view(ctx context.Context, op string, fn func(Tx) error) error 
 
 // update runs fn in a write transaction.
 func (s *Service) update(ctx context.Context, op string, fn func(Tx) error) error {
+	// The generation moves before the transaction and again after its
+	// commit, before the caller answers (ViewGeneration).
+	s.bumpGeneration()
+	defer s.bumpGeneration()
 	return storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
 }
 

@@ -52,6 +52,10 @@ type Options struct {
 	// to call the API with credentials; "*" lets any other origin call it
 	// without (cors.go). None: no CORS headers at all.
 	CORSOrigins []string
+	// CacheBytes is the byte budget of the view of encoded read answers
+	// (view.go); 0 means DefaultCacheBytes, a negative value turns the
+	// view off.
+	CacheBytes int
 }
 
 // maxCachedResponses bounds the per-ID response cache.
@@ -69,6 +73,10 @@ type server struct {
 	byIDMu  sync.RWMutex
 	byID    map[int64][]byte
 	byIDGen uint64
+
+	// view keeps encoded answers of the read paths (view.go); nil when
+	// Options.CacheBytes < 0.
+	view *view
 
 	// mux is the router's ServeMux; routeMetrics the metrics of each
 	// route pattern registered on it.
@@ -98,6 +106,12 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{},
 		routeMetrics: map[string]*routeMetrics{}, ids: newRequestIDs()}
 	s.metrics = newMetrics(s)
+	switch {
+	case opts.CacheBytes == 0:
+		s.view = newView(DefaultCacheBytes)
+	case opts.CacheBytes > 0:
+		s.view = newView(opts.CacheBytes)
+	}
 	svc.OnSchemaForgotten(s.evictByID)
 	svc.OnCachesDropped(s.evictAllByID)
 	svc.Observe(s.metrics)
@@ -121,14 +135,14 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /v1/metadata/version", s.serverVersion)
 	mux.HandleFunc("GET /contexts", s.contexts)
 
-	mux.HandleFunc("GET /subjects", s.listSubjects)
-	mux.HandleFunc("POST /subjects/{subject}", s.lookupSchema)
+	mux.HandleFunc("GET /subjects", s.viewed(s.listSubjects))
+	mux.HandleFunc("POST /subjects/{subject}", s.viewed(s.lookupSchema))
 	mux.HandleFunc("DELETE /subjects/{subject}", s.deleteSubject)
-	mux.HandleFunc("GET /subjects/{subject}/versions", s.listVersions)
+	mux.HandleFunc("GET /subjects/{subject}/versions", s.viewed(s.listVersions))
 	mux.HandleFunc("POST /subjects/{subject}/versions", s.register)
-	mux.HandleFunc("GET /subjects/{subject}/versions/{version}", s.getVersion)
+	mux.HandleFunc("GET /subjects/{subject}/versions/{version}", s.viewed(s.getVersion))
 	mux.HandleFunc("DELETE /subjects/{subject}/versions/{version}", s.deleteVersion)
-	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.getVersionSchema)
+	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.viewed(s.getVersionSchema))
 	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/referencedby", s.referencedBy)
 
 	mux.HandleFunc("GET /schemas", s.listSchemas)
@@ -138,17 +152,17 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /schemas/ids/{id}/subjects", s.subjectsByID)
 	mux.HandleFunc("GET /schemas/ids/{id}/versions", s.versionsByID)
 
-	mux.HandleFunc("GET /config", s.getConfig)
+	mux.HandleFunc("GET /config", s.viewed(s.getConfig))
 	mux.HandleFunc("PUT /config", s.putConfig)
 	mux.HandleFunc("DELETE /config", s.deleteConfig)
-	mux.HandleFunc("GET /config/{subject}", s.getConfig)
+	mux.HandleFunc("GET /config/{subject}", s.viewed(s.getConfig))
 	mux.HandleFunc("PUT /config/{subject}", s.putConfig)
 	mux.HandleFunc("DELETE /config/{subject}", s.deleteConfig)
 
-	mux.HandleFunc("GET /mode", s.getMode)
+	mux.HandleFunc("GET /mode", s.viewed(s.getMode))
 	mux.HandleFunc("PUT /mode", s.putMode)
 	mux.HandleFunc("DELETE /mode", s.deleteMode)
-	mux.HandleFunc("GET /mode/{subject}", s.getMode)
+	mux.HandleFunc("GET /mode/{subject}", s.viewed(s.getMode))
 	mux.HandleFunc("PUT /mode/{subject}", s.putMode)
 	mux.HandleFunc("DELETE /mode/{subject}", s.deleteMode)
 

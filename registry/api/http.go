@@ -343,10 +343,16 @@ func (g *requestIDs) next() string {
 // requestIDOf returns the ID of the request w answers ("" outside
 // logRequests).
 func requestIDOf(w http.ResponseWriter) string {
-	if rec, ok := w.(*statusRecorder); ok {
-		return rec.id
+	for {
+		if rec, ok := w.(*statusRecorder); ok {
+			return rec.id
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return ""
+		}
+		w = u.Unwrap()
 	}
-	return ""
 }
 
 // logRequests gives each request its ID (echoed in X-Request-Id), counts

@@ -21,12 +21,16 @@ type Operations struct {
 	// authentication is on; MetricsPerSubject adds one series per subject
 	// (api.MetricsOptions).
 	MetricsPublic, MetricsPerSubject bool
+	// CacheBytes is the byte budget of the view of encoded read answers
+	// (api.Options.CacheBytes; 0 the default, negative off).
+	CacheBytes int
 }
 
 // addOperationsFlags declares the flags of o.
 func addOperationsFlags(f *pflag.FlagSet, o *Operations) {
 	f.StringSliceVar(&o.CORSOrigins, "cors-origin", nil, "origin (scheme://host[:port]) whose browser pages may call the API with credentials, repeatable; \"*\": any origin, without credentials")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "serve GET /metrics without credentials when --auth-config is on (for Prometheus scrapers without a token)")
+	f.IntVar(&o.CacheBytes, "cache-bytes", api.DefaultCacheBytes, "byte budget of the in-memory view of read answers (latest, versions, lookups, subjects, config, mode), least recently used evicted first; -1 turns it off (it is off on PostgreSQL)")
 	f.BoolVar(&o.MetricsPerSubject, "metrics-per-subject", false, "add charter_subject_versions, one metric series per subject (many subjects make many series)")
 }
 
@@ -49,4 +53,5 @@ func (o Operations) validate() error {
 func (o Operations) apiOptions(opts *api.Options) {
 	opts.CORSOrigins = o.CORSOrigins
 	opts.Metrics = api.MetricsOptions{Public: o.MetricsPublic, PerSubject: o.MetricsPerSubject}
+	opts.CacheBytes = o.CacheBytes
 }

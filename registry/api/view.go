@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"container/list"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// DefaultCacheBytes is the default byte budget of the response view
+// (Options.CacheBytes): 64 MiB.
+const DefaultCacheBytes = 64 << 20
+
+// maxViewedBody is the largest lookup request body whose answer the view
+// keeps (the body is part of the key).
+const maxViewedBody = 256 << 10
+
+// view keeps encoded 200 answers of the read paths (latest and numbered
+// versions, version lists, /subjects, lookups, config and mode) keyed by
+// method, path, query and (for a lookup) body, each tagged with the
+// Service's write generation when its read began. An answer is served only
+// while the generation is unchanged, so it is exact: any write through the
+// Service moves the generation before it is acknowledged
+// (registry.Service.ViewGeneration). With a store shared by several
+// processes the view is off and every request reads through. Entries are
+// evicted least recently used first once their bytes pass the budget.
+type view struct {
+	mu     sync.Mutex
+	budget int
+	used   int
+	lru    *list.List // of *viewEntry, most recent first
+	m      map[string]*list.Element
+}
+
+type viewEntry struct {
+	key  string
+	gen  uint64
+	body []byte
+}
+
+// viewEntryOverhead approximates an entry's bookkeeping bytes.
+const viewEntryOverhead = 160
+
+func newView(budget int) *view {
+	return &view{budget: budget, lru: list.New(), m: map[string]*list.Element{}}
+}
+
+func (v *view) get(key string, gen uint64) ([]byte, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	el, ok := v.m[key]
+	if !ok {
+		return nil, false
+	}
+	e := el.Value.(*viewEntry)
+	if e.gen != gen {
+		v.remove(el)
+		return nil, false
+	}
+	v.lru.MoveToFront(el)
+	return e.body, true
+}
+
+func (v *view) put(key string, gen uint64, body []byte) {
+	size := len(key) + len(body) + viewEntryOverhead
+	if size > v.budget/8 {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if el, ok := v.m[key]; ok {
+		v.remove(el)
+	}
+	v.m[key] = v.lru.PushFront(&viewEntry{key: key, gen: gen, body: body})
+	v.used += size
+	for v.used > v.budget {
+		v.remove(v.lru.Back())
+	}
+}
+
+func (v *view) remove(el *list.Element) {
+	e := v.lru.Remove(el).(*viewEntry)
+	delete(v.m, e.key)
+	v.used -= len(e.key) + len(e.body) + viewEntryOverhead
+}
+
+// viewed serves h's 200 answers from the view when it holds one at the
+// current generation, and keeps them otherwise.
+func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		gen, exact := s.svc.ViewGeneration()
+		if !exact || s.view == nil {
+			h(w, r)
+			return
+		}
+		key := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, maxViewedBody+1))
+			if err != nil || len(body) > maxViewedBody {
+				r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+				h(w, r)
+				return
+			}
+			r.Body = readCloser{bytes.NewReader(body), r.Body}
+			key += "\x00" + r.Header.Get(acceptUnknownHeader) + "\x00" + string(body)
+		}
+		if body, ok := s.view.get(key, gen); ok {
+			writeRaw(w, http.StatusOK, body)
+			return
+		}
+		rec := &viewRecorder{ResponseWriter: w, pre: len(w.Header())}
+		h(rec, r)
+		if rec.status == http.StatusOK && !rec.skip {
+			s.view.put(key, gen, rec.body.Bytes())
+		}
+	}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// viewRecorder passes an answer through and keeps a copy of its body.
+type viewRecorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+	pre    int  // headers set before the handler ran (request ID, CORS)
+	skip   bool // the handler set headers besides the content's own
+}
+
+func (rw *viewRecorder) WriteHeader(status int) {
+	if rw.status == 0 {
+		rw.status = status
+		n := len(rw.Header())
+		for _, k := range []string{"Content-Type", "Content-Length"} {
+			if _, ok := rw.Header()[k]; ok {
+				n--
+			}
+		}
+		rw.skip = n > rw.pre
+	}
+	rw.ResponseWriter.WriteHeader(status)
+}
+
+func (rw *viewRecorder) Write(b []byte) (int, error) {
+	if rw.status == 0 {
+		rw.WriteHeader(http.StatusOK)
+	}
+	rw.body.Write(b)
+	return rw.ResponseWriter.Write(b)
+}
+
+func (rw *viewRecorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
