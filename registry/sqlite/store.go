@@ -49,6 +49,7 @@ type Store struct {
 	// writeSlot is the in-process writer lock: a buffered channel of one, so
 	// waiting for it can end with the caller's context.
 	writeSlot chan struct{}
+	group     group // group commit (group.go)
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies
@@ -133,14 +134,11 @@ func (s *Store) View(ctx context.Context, fn func(registry.Tx) error) error {
 // the transaction is rolled back, the lock released and the panic goes on
 // up the stack. fn must not call Update itself (it would wait for ever); it
 // may call View, which sees the state before this transaction.
+// Concurrent Updates share one transaction and its one fsync (group.go);
+// each fn runs in its own savepoint and each Update returns once the
+// shared commit is durable.
 func (s *Store) Update(ctx context.Context, fn func(registry.Tx) error) error {
-	select {
-	case s.writeSlot <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("wait for write lock: %w", ctx.Err())
-	}
-	defer func() { <-s.writeSlot }()
-	return run(ctx, s.write, nil, fn)
+	return s.update(ctx, fn)
 }
 
 // run runs fn in a transaction of db; it commits iff fn returns nil and
