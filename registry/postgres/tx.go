@@ -79,7 +79,9 @@ func scanSchema(row pgx.Row) (registry.Schema, error) {
 
 // CreateSchema stores s and its references and returns its ID: s.ID if
 // set, else one above the largest ID ever stored (schema_id_mark, which
-// explicit IDs raise too and deletes never lower). The mark's row lock
+// explicit IDs raise too and deletes never lower) while that is at most
+// registry.MaxID, past it the smallest ID no schema holds or held (see
+// allocateID). The mark's row lock
 // serialises allocations even without the write lock. Errors wrap
 // registry.ErrConflict when the ID or the fingerprint is taken (the
 // primary key and the unique constraint decide). A negative ID or an empty
@@ -92,9 +94,10 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	if s.Fingerprint == "" {
 		return 0, fmt.Errorf("create schema: empty fingerprint")
 	}
-	id := s.ID
+	id, fallback := s.ID, false
 	if id == 0 {
-		if err := t.q.QueryRow(ctx, `SELECT max_id + 1 FROM schema_id_mark FOR UPDATE`).Scan(&id); err != nil {
+		var err error
+		if id, fallback, err = t.allocateID(ctx); err != nil {
 			return 0, fmt.Errorf("create schema: allocate id: %w", err)
 		}
 	}
@@ -129,7 +132,11 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 		}
 	}
 	// Raised after the insert succeeded, so a conflict leaves it alone.
-	if _, err := t.q.Exec(ctx, `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1)`, id); err != nil {
+	q := `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1)`
+	if fallback {
+		q = `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1), fallback_floor = GREATEST(fallback_floor, $1)`
+	}
+	if _, err := t.q.Exec(ctx, q, id); err != nil {
 		return 0, fmt.Errorf("create schema %d: raise the id mark: %w", id, err)
 	}
 	return id, nil
@@ -168,6 +175,10 @@ func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("delete schema %d: %w", id, registry.ErrNotFound)
+	}
+	// Retired, so that allocation past the mark never hands it out again.
+	if _, err := t.q.Exec(ctx, `INSERT INTO retired_schema_ids (id) VALUES ($1) ON CONFLICT DO NOTHING`, id); err != nil {
+		return fmt.Errorf("delete schema %d: retire its id: %w", id, err)
 	}
 	t.forgotten = append(t.forgotten, id)
 	return nil
