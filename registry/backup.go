@@ -381,15 +381,18 @@ func (p *importPlan) planSchemas(ctx context.Context, tx Tx, d *dump.Dump) error
 			st.References = append(st.References, Reference(r))
 		}
 		st.Fingerprint = Fingerprint(st.Type, st.Text, st.References, st.Metadata, st.RuleSet)
-		if other, dup := byFP[st.Fingerprint]; dup {
-			p.conflict("schemas %d and %d of the dump are the same schema (type, text, references, metadata and rule set)", other, st.ID)
-			continue
+		// The same content under several IDs (imported so, as Confluent's
+		// IMPORT mode allows): the first keeps the content's fingerprint,
+		// the others are copies (copyFingerprint).
+		content := st.Fingerprint
+		copied := byFP[content] != 0
+		if !copied {
+			byFP[content] = st.ID
 		}
-		byFP[st.Fingerprint] = st.ID
 		have, err := tx.SchemaByID(ctx, st.ID)
 		switch {
 		case err == nil:
-			if have.Fingerprint == st.Fingerprint || sameContent(have, st) {
+			if contentFingerprint(have) == content || sameContent(have, st) {
 				p.report.Kept.Schemas++
 			} else {
 				p.conflict("schema %d: the registry holds another schema under this ID (%s), the dump %s", st.ID, describeSchema(have), describeSchema(st))
@@ -398,13 +401,15 @@ func (p *importPlan) planSchemas(ctx context.Context, tx Tx, d *dump.Dump) error
 		case !errors.Is(err, ErrNotFound):
 			return err
 		}
-		other, err := tx.SchemaByFingerprint(ctx, st.Fingerprint)
+		_, err = tx.SchemaByFingerprint(ctx, content)
 		switch {
 		case err == nil:
-			p.conflict("schema %d: the registry holds the same schema under ID %d", st.ID, other.ID)
-			continue
+			copied = true
 		case !errors.Is(err, ErrNotFound):
 			return err
+		}
+		if copied {
+			st.Fingerprint = copyFingerprint(content, st.ID)
 		}
 		p.schemas = append(p.schemas, st)
 		p.report.Added.Schemas++

@@ -57,3 +57,18 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// copyFingerprint is the stored fingerprint of a schema imported under an
+// explicit ID while the same content already holds another ID (Confluent
+// accepts that in IMPORT mode since 7.0.4): the content's fingerprint
+// plus the ID, so that the store's one-schema-per-fingerprint index keeps
+// answering the first ID for the content, and each copy stays unique.
+func copyFingerprint(fp string, id int64) string {
+	return fp + "#" + strconv.FormatInt(id, 10)
+}
+
+// contentFingerprint is st's fingerprint computed from its content, the
+// same for every copy of it (see copyFingerprint).
+func contentFingerprint(st Schema) string {
+	return Fingerprint(st.Type, st.Text, st.References, st.Metadata, st.RuleSet)
+}

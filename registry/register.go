@@ -184,9 +184,9 @@ func hasLatestRef(refs []Reference) bool {
 // Errors: 42208 invalid subject; 42201 invalid schema, unknown type,
 // missing reference or an id above MaxID; 42202 a version above
 // MaxVersion; 42209 schema too large; 42205 mode forbids the write
-// (READONLY, an explicit id outside IMPORT, IMPORT without an id, an
-// imported id that holds other content, a subject past MaxVersion); 42207
-// an imported schema already registered under another id; 409
+// (READONLY, an explicit id outside IMPORT, IMPORT without an id for a
+// schema the subject does not hold, an imported id that holds other
+// content, a subject past MaxVersion); 409
 // incompatible; 42285 compatibility not decided within the comparison's
 // bounds; 50001 every id up to MaxID is used or was used.
 func (s *Service) Register(ctx context.Context, subject string, req RegisterRequest) (SubjectSchema, error) {
@@ -220,6 +220,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err != nil {
 		return SubjectSchema{}, err
 	}
+	s.forgotten(r.forgot)
 	if created != nil {
 		s.parsed.put(r.out.Schema.ID, created)
 	}
@@ -254,6 +255,12 @@ type registration struct {
 	raw      RegisterRequest // the request before the config's contract merge
 	cand     candidate
 	norm     bool
+	// copy is set by existingSchema when an IMPORT takes content that
+	// holds another ID under the asked one (see copyFingerprint).
+	copy bool
+	// forgot lists the schema IDs an IMPORT overwrite left without any
+	// version, which store deleted.
+	forgot []int64
 	// out is the answer; verdict is the judgement of a new version, for
 	// the Observers.
 	out     SubjectSchema
@@ -278,7 +285,7 @@ func (s *Service) newRegistration(subject string, req RegisterRequest) (*registr
 // run registers in tx and returns the parsed schema when it created a
 // new schema ID.
 func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
-	r.out, r.verdict = SubjectSchema{}, nil
+	r.out, r.verdict, r.copy, r.forgot = SubjectSchema{}, nil, false, nil
 	if err := r.checkMode(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -291,6 +298,13 @@ func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 	}
 	if done, err := r.reuseVersion(ctx, tx, existing, found); done || err != nil {
 		return nil, err
+	}
+	if r.mode == ModeImport && r.sent.ID <= 0 {
+		// Without an id, IMPORT answers a schema the subject holds (as
+		// Confluent, so that auto-registering clients keep working) and
+		// refuses a new one.
+		return nil, srerr.New(srerr.ErrOperationNotPermitted,
+			"Subject %s is in import mode: a schema id must be given", r.asked)
 	}
 	version, err := r.nextVersion()
 	if err != nil {
@@ -306,7 +320,8 @@ func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 }
 
 // checkMode refuses a write the subject's effective mode forbids (42205):
-// READONLY, an explicit id outside IMPORT, IMPORT without an id.
+// READONLY, an explicit id outside IMPORT (IMPORT without an id is refused
+// in run, unless the subject already holds the schema).
 func (r *registration) checkMode(ctx context.Context, tx Tx) error {
 	mode, err := effectiveMode(ctx, tx, r.asked)
 	if err != nil {
@@ -318,10 +333,6 @@ func (r *registration) checkMode(ctx context.Context, tx Tx) error {
 	if r.sent.ID > 0 && mode != ModeImport {
 		return srerr.New(srerr.ErrOperationNotPermitted,
 			"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode", r.asked)
-	}
-	if r.sent.ID <= 0 && mode == ModeImport {
-		return srerr.New(srerr.ErrOperationNotPermitted,
-			"Subject %s is in import mode: a schema id must be given", r.asked)
 	}
 	r.mode = mode
 	return nil
@@ -389,9 +400,20 @@ func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool,
 	if err != nil {
 		return Schema{}, false, fmt.Errorf("look up schema by fingerprint: %w", err)
 	}
-	if r.mode == ModeImport && existing.ID != r.req.ID {
-		return Schema{}, false, srerr.New(srerr.ErrIDDoesNotMatch,
-			"Schema already registered with id %d instead of input id %d", existing.ID, r.req.ID)
+	if r.mode == ModeImport && r.req.ID > 0 && existing.ID != r.req.ID {
+		// The content holds another ID: as Confluent since 7.0.4, IMPORT
+		// takes it under the asked ID too, unless that ID already holds
+		// this content (a copy imported before) or another one (42205,
+		// in store).
+		other, err := tx.SchemaByID(ctx, r.req.ID)
+		if err == nil && contentFingerprint(other) == r.cand.schema.Fingerprint {
+			return other, true, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return Schema{}, false, fmt.Errorf("look up schema %d: %w", r.req.ID, err)
+		}
+		r.copy = true
+		return Schema{}, false, nil
 	}
 	return existing, true, nil
 }
@@ -421,7 +443,7 @@ func (r *registration) existingVersion(ctx context.Context, tx Tx, existing Sche
 			return v, existing, true, nil
 		}
 	}
-	if r.mode == ModeImport {
+	if r.mode == ModeImport && r.req.ID > 0 {
 		return SubjectVersion{}, Schema{}, false, nil
 	}
 	// A live version that the lookup endpoint reports for this request
@@ -538,7 +560,7 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 		cand := r.cand
 		if r.mode == ModeImport {
 			if other, err := tx.SchemaByID(ctx, r.req.ID); err == nil {
-				if other.Fingerprint != cand.schema.Fingerprint {
+				if contentFingerprint(other) != cand.schema.Fingerprint {
 					return nil, srerr.New(srerr.ErrOperationNotPermitted,
 						"Overwrite new schema with id %d is not permitted: that id holds a different schema", r.req.ID)
 				}
@@ -546,6 +568,9 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 				return nil, fmt.Errorf("look up schema %d: %w", r.req.ID, err)
 			}
 			cand.schema.ID = r.req.ID
+			if r.copy {
+				cand.schema.Fingerprint = copyFingerprint(cand.schema.Fingerprint, r.req.ID)
+			}
 		}
 		var err error
 		id, err = tx.CreateSchema(ctx, cand.schema)
@@ -569,9 +594,23 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 		existing.ID = id
 		created = cand.parsed
 	}
+	var replaced []SubjectVersion
+	for _, v := range r.versions {
+		if v.Version == version && v.SchemaID != id {
+			replaced = append(replaced, v)
+		}
+	}
 	if err := tx.PutVersion(ctx, SubjectVersion{Subject: r.subject, Version: version, SchemaID: id}); err != nil {
 		return nil, fmt.Errorf("put version %d of %q: %w", version, r.subject, err)
 	}
+	// An IMPORT overwrite of an existing version may leave the ID it
+	// replaced without any version: forgotten, as a permanent delete
+	// forgets one, so that its content can be imported under another ID.
+	forgot, err := forgetOrphans(ctx, tx, replaced)
+	if err != nil {
+		return nil, err
+	}
+	r.forgot = forgot
 	r.out = SubjectSchema{Subject: r.subject, Version: version, Schema: existing}
 	if g, ok := tx.(GovernanceTx); ok && j != nil {
 		r.out.Findings, r.out.SemVer = j.Findings, j.Governance.SemVer
@@ -691,16 +730,20 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 	if v, st, ok, err := s.matchSerialized(ctx, tx, cand, versions, !noContract); err != nil || ok {
 		return v, st, ok, err
 	}
-	if noContract {
-		want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
-		for i := len(versions) - 1; i >= 0; i-- {
-			st, err := storedSchema(ctx, tx, versions[i].SchemaID)
-			if err != nil {
-				return SubjectVersion{}, Schema{}, false, err
-			}
-			if want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
-				return versions[i], st, true, nil
-			}
+	// A stored schema that differs only in its contract (noContract), or
+	// an imported copy of the content under another ID (copyFingerprint),
+	// which the fingerprint index does not find.
+	want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
+	for i := len(versions) - 1; i >= 0; i-- {
+		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		if noContract && want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
+			return versions[i], st, true, nil
+		}
+		if strings.Contains(st.Fingerprint, "#") && want[contentFingerprint(st)] {
+			return versions[i], st, true, nil
 		}
 	}
 	return SubjectVersion{}, Schema{}, false, nil
