@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
 )
 
 // SchemaByID returns the schema with global ID id (GET /schemas/ids/{id}).
@@ -308,20 +311,39 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 	return out, err
 }
 
-// FormatSerialized is the value of ?format= that change what a read of a
-// schema returns: "serialized" answers a Protobuf schema as its base64
-// FileDescriptorProto. Every other value ("", "default", "resolved", or
-// one Charter does not know) answers the stored text, as Confluent does
-// for a format a schema type does not have.
-const FormatSerialized = "serialized"
+// FormatSerialized and FormatResolved are the values of ?format= that
+// change what a read of a schema returns: "serialized" answers a Protobuf
+// schema as its base64 FileDescriptorProto; "resolved" answers an Avro
+// schema with the named types of its references defined inline (one
+// self-contained schema, Confluent's AvroSchema.formattedString). Every
+// other value ("", "default", one Charter does not know) and a format the
+// schema type does not have (resolved for JSON Schema and Protobuf,
+// serialized for Avro and JSON Schema) answers the stored text, as
+// Confluent does (its JsonSchema knows no format at all).
+const (
+	FormatSerialized = "serialized"
+	FormatResolved   = "resolved"
+)
+
+// FormatChangesText reports whether ?format=format may answer another
+// text than the stored one (a cache of stored-text answers must not
+// answer it).
+func FormatChangesText(format string) bool {
+	f := strings.ToLower(format)
+	return f == FormatSerialized || f == FormatResolved
+}
 
 // serializer is a parsed schema with a serialized form (Protobuf).
 type serializer interface{ Serialized() string }
 
+// resolver is a parsed schema with a resolved form (Avro).
+type resolver interface{ Resolved() string }
+
 // FormattedText returns st's text as ?format=format asks (see
 // FormatSerialized). Errors: a stored schema that no longer parses.
 func (s *Service) FormattedText(ctx context.Context, st Schema, format string) (string, error) {
-	if format != FormatSerialized {
+	format = strings.ToLower(format) // Confluent's Format.get lower-cases
+	if !FormatChangesText(format) || (format == FormatResolved && (st.Type != compat.Avro || len(st.References) == 0)) {
 		return st.Text, nil
 	}
 	var out string
@@ -331,8 +353,11 @@ func (s *Service) FormattedText(ctx context.Context, st Schema, format string) (
 			return err
 		}
 		out = st.Text
-		if ser, ok := p.(serializer); ok {
+		if ser, ok := p.(serializer); ok && format == FormatSerialized {
 			out = ser.Serialized()
+		}
+		if res, ok := p.(resolver); ok && format == FormatResolved {
+			out = res.Resolved()
 		}
 		return nil
 	})

@@ -64,6 +64,7 @@ type Schema struct {
 	canonical  string
 	normalized string
 	api        func() hamba.API // sync.OnceValue: s's own frozen hamba config
+	resolved   func() string    // sync.OnceValue: Resolved
 }
 
 var _ compat.Schema = (*Schema)(nil)
@@ -84,6 +85,17 @@ func (s *Schema) Canonical() string { return s.canonical }
 // "scale":0 dropped since they are the defaults. Types from references stay
 // references (not inlined), as in Canonical.
 func (s *Schema) Normalized() string { return s.normalized }
+
+// Resolved returns Canonical with the named types of references defined
+// at their first use instead of referred to by name: one self-contained
+// schema, as Java Avro's Schema.toString() writes a schema parsed with its
+// references (Confluent's ?format=resolved).
+func (s *Schema) Resolved() string {
+	if s.resolved == nil { // not from Parse
+		return canonicalText(s.root, nil)
+	}
+	return s.resolved()
+}
 
 // Hamba returns the schema as parsed by github.com/hamba/avro/v2, for
 // encoding and decoding data. Encode and decode it with [Schema.API], never
@@ -163,6 +175,7 @@ func Parse(text string, deps []compat.Dependency) (*Schema, error) {
 		canonical:  canonicalText(root, known),
 		normalized: normalizedText(root, known),
 		api:        sync.OnceValue(FreshAPI),
+		resolved:   sync.OnceValue(func() string { return canonicalText(root, nil) }),
 	}, nil
 }
 

@@ -20,7 +20,8 @@ type schemaString struct {
 
 // schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. Charter has
 // one context, so subject selects nothing; format=serialized answers a
-// Protobuf schema as its base64 FileDescriptorProto (registry.FormattedText). The
+// Protobuf schema as its base64 FileDescriptorProto, format=resolved an
+// Avro one with its references inlined (registry.FormattedText). The
 // encoded answer is cached per ID (schemas are immutable), so repeated
 // reads cost no store transaction; the cache forgets an ID when the
 // Service does.
@@ -31,7 +32,7 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
-	serialized := r.URL.Query().Get("format") == registry.FormatSerialized
+	serialized := registry.FormatChangesText(r.URL.Query().Get("format"))
 	cached, gen, ok := s.cachedByID(id)
 	if ok && !fetchMax && !serialized {
 		writeRaw(w, http.StatusOK, cached)
