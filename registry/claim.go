@@ -49,3 +49,34 @@ func (gov *Governance) claim(ctx context.Context, g GovernanceTx, subject string
 	}
 	return s.audit(ctx, g, governance.ActionOwnerSet, subject, "claim", nil, o)
 }
+
+type expectedOwnerKey struct{}
+
+// WithExpectedOwner returns ctx asking that an ownership change made with
+// it (UpdateOwner, DeleteOwner) happen only while team ("" for none)
+// still owns the subject: the API decided on that owner, and a concurrent
+// change (another team's claim) must not slip in between. A mismatch is
+// 40301.
+func WithExpectedOwner(ctx context.Context, team string) context.Context {
+	return context.WithValue(ctx, expectedOwnerKey{}, team)
+}
+
+// checkExpectedOwner compares the owner found in the transaction (had,
+// cur) with the one ctx expects.
+func checkExpectedOwner(ctx context.Context, subject string, had bool, cur governance.Owner) error {
+	want, ok := ctx.Value(expectedOwnerKey{}).(string)
+	if !ok {
+		return nil
+	}
+	got := ""
+	if had {
+		got = cur.Team
+	}
+	if got == want {
+		return nil
+	}
+	if got == "" {
+		return srerr.New(srerr.ErrForbidden, "Forbidden: the owner of subject '%s' changed while this request ran (it has none now); retry", subject)
+	}
+	return srerr.New(srerr.ErrForbidden, "Forbidden: subject '%s' came to be owned by team '%s' while this request ran; retry", subject, got)
+}

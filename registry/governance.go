@@ -210,6 +210,9 @@ func (gov *Governance) UpdateOwner(ctx context.Context, subject string, u OwnerU
 		if err != nil {
 			return err
 		}
+		if err := checkExpectedOwner(ctx, subject, had, before); err != nil {
+			return err
+		}
 		o = before
 		for _, m := range []struct {
 			dst *string
@@ -246,6 +249,9 @@ func (gov *Governance) DeleteOwner(ctx context.Context, subject string) (governa
 		}
 		if !ok {
 			return srerr.New(srerr.ErrGovernanceNotFound, "Subject '%s' has no owner", subject)
+		}
+		if err := checkExpectedOwner(ctx, subject, ok, out); err != nil {
+			return err
 		}
 		if err := g.DeleteGovernanceRecord(ctx, kindOwner, subject, ""); err != nil {
 			return fmt.Errorf("delete owner of %q: %w", subject, err)

@@ -52,6 +52,10 @@ type Options struct {
 	// to call the API with credentials; "*" lets any other origin call it
 	// without (cors.go). None: no CORS headers at all.
 	CORSOrigins []string
+	// LoopbackOnly says the registry has no authentication and serves a
+	// loopback address only: requests whose Host is not a loopback name
+	// are refused (DNS rebinding; see guardOrigin).
+	LoopbackOnly bool
 	// CacheBytes is the byte budget of the view of encoded read answers
 	// (view.go); 0 means DefaultCacheBytes, a negative value turns the
 	// view off.
@@ -118,7 +122,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	mux := &router{mux: http.NewServeMux(), s: s}
 	s.mux = mux.mux
 	s.routes(mux)
-	return s.logRequests(s.cors(s.recoverPanics(s.checkContentType(s.noPathRedirects(s.identify(mux.mux))))))
+	return s.logRequests(s.cors(s.recoverPanics(s.guardOrigin(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;

@@ -2,6 +2,7 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strconv"
@@ -49,12 +50,18 @@ func (s *server) identify(next http.Handler) http.Handler {
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := clientHost(r)
+		if wait := a.FailureWait(host); wait > 0 && r.Header.Get("Authorization") != "" {
+			tooMany(w, r, s, wait, "Too many refused credentials from %s; retry in %s", host, wait.Round(time.Millisecond))
+			return
+		}
 		p, ok, err := a.Authenticate(r)
 		if err != nil {
+			a.Failed(host)
 			unauthorized(w, r, s, strings.TrimPrefix(err.Error(), auth.ErrInvalidCredentials.Error()+": "))
 			return
 		}
-		key := "anonymous@" + clientHost(r)
+		key := "anonymous@" + host
 		if ok {
 			key = p.Name
 			r = r.WithContext(registry.WithActor(auth.WithPrincipal(r.Context(), p), p.Name))
@@ -62,8 +69,7 @@ func (s *server) identify(next http.Handler) http.Handler {
 		// Health probes come from load balancers, anonymous and often:
 		// they are never rate-limited.
 		if allowed, wait := a.Allow(key); !allowed && !isProbe(r.URL.Path) {
-			w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
-			writeError(w, r, s.log, srerr.New(srerr.ErrRateLimited, "Too many requests from '%s'; retry in %s", key, wait.Round(time.Millisecond)))
+			tooMany(w, r, s, wait, "Too many requests from '%s'; retry in %s", key, wait.Round(time.Millisecond))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -74,6 +80,12 @@ func (s *server) identify(next http.Handler) http.Handler {
 // /livez, /readyz).
 func isProbe(path string) bool {
 	return strings.HasPrefix(path, "/health") || path == "/livez" || path == "/readyz"
+}
+
+// tooMany answers 429 (42980) with Retry-After in whole seconds.
+func tooMany(w http.ResponseWriter, r *http.Request, s *server, wait time.Duration, format string, args ...any) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+	writeError(w, r, s.log, srerr.New(srerr.ErrRateLimited, format, args...))
 }
 
 // clientHost is the host part of r's remote address.
@@ -114,7 +126,7 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 		kind := a.kind
 		if kind == ownerSoftAdminPermanent {
 			kind = owner
-			if r.URL.Query().Get("permanent") == "true" {
+			if boolParam(r, "permanent") { // read as the delete handlers read it
 				kind = admin
 			}
 		}
@@ -123,10 +135,15 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 		case admin:
 			err = auth.CanAdminister(p, r.Method+" "+r.URL.Path)
 		case owner:
-			var claim string
-			claim, err = s.canWriteSubject(r, p)
+			var claim, owned string
+			claim, owned, err = s.canWriteSubject(r, p)
 			if err == nil && claim != "" && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/versions") {
 				r = r.WithContext(registry.WithClaim(r.Context(), claim))
+			}
+			if err == nil && !p.Admin && strings.HasSuffix(r.URL.Path, "/owner") {
+				// An ownership change happens only while the owner
+				// decided on still owns the subject.
+				r = r.WithContext(registry.WithExpectedOwner(r.Context(), owned))
 			}
 		case teamWrite:
 			if a.team != "" {
@@ -149,22 +166,37 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 // canWriteSubject decides p's write to the request's subject; for an
 // unowned subject it allows, it returns the team a registration claims
 // it for.
-func (s *server) canWriteSubject(r *http.Request, p auth.Principal) (claim string, err error) {
+func (s *server) canWriteSubject(r *http.Request, p auth.Principal) (claim, owner string, err error) {
 	subject := r.PathValue("subject")
+	// A subject whose config names an alias sends registrations to the
+	// alias: the principal must be allowed to write there too.
+	if c, err := s.svc.Config(r.Context(), subject, false); err == nil && c.Alias != "" && c.Alias != subject {
+		if _, _, err := s.canWriteOne(r, p, c.Alias); err != nil {
+			return "", "", err
+		}
+	} else if err != nil && !errors.Is(err, srerr.ErrSubjectConfigNotFound) && !errors.Is(err, srerr.ErrSubjectNotFound) {
+		return "", "", err
+	}
+	return s.canWriteOne(r, p, subject)
+}
+
+// canWriteOne decides p's write to subject itself (its alias aside) and
+// returns the owning team it decided on ("" for none).
+func (s *server) canWriteOne(r *http.Request, p auth.Principal, subject string) (claim, owner string, err error) {
 	o, err := s.svc.Governance().Owner(r.Context(), subject)
 	switch {
 	case errors.Is(err, srerr.ErrGovernanceNotFound):
 		o.Team = ""
 	case err != nil:
-		return "", err
+		return "", "", err
 	}
 	if err := auth.CanWriteSubject(p, subject, o.Team, s.opts.Auth.Config().Unowned); err != nil {
-		return "", err
+		return "", "", err
 	}
 	if o.Team == "" {
-		return auth.ClaimTeam(p), nil
+		return auth.ClaimTeam(p), "", nil
 	}
-	return "", nil
+	return "", o.Team, nil
 }
 
 // requireTeam is the check of a teamWrite whose team is in the body: it
@@ -216,4 +248,24 @@ func (s *server) mayAssignOwner(w http.ResponseWriter, r *http.Request, team *st
 		return true // owned: authorize has checked membership
 	}
 	return s.requireTeam(w, r, strings.TrimSpace(*team))
+}
+
+// mayWriteAliasTarget is the extra check of PUT /config/{s} naming an
+// alias: registrations to s then land in the alias, so the principal must
+// be allowed to write there. It answers 403 and returns false when not.
+func (s *server) mayWriteAliasTarget(w http.ResponseWriter, r *http.Request, target string) bool {
+	p, ok := principal(r)
+	if !ok {
+		return true
+	}
+	if _, _, err := s.canWriteOne(r, p, target); err != nil {
+		var denied *auth.DeniedError
+		if errors.As(err, &denied) {
+			forbidden(w, r, s, fmt.Errorf("an alias to '%s' sends registrations there: %w", target, err))
+		} else {
+			writeError(w, r, s.log, err)
+		}
+		return false
+	}
+	return true
 }

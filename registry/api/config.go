@@ -79,6 +79,9 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	if req.Alias != nil && strings.TrimSpace(*req.Alias) != "" && r.PathValue("subject") != "" && !s.mayWriteAliasTarget(w, r, strings.TrimSpace(*req.Alias)) {
+		return
+	}
 	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toUpdate())
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -129,7 +132,9 @@ func (s *server) putMode(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	if strings.EqualFold(strings.TrimSpace(req.Mode), string(registry.ModeImport)) && !s.requireAdmin(w, r, "IMPORT mode") {
+	// Decided on the mode as the Service will parse it (ParseMode), so no
+	// spelling reaches IMPORT past this check.
+	if m, err := registry.ParseMode(strings.TrimSpace(req.Mode)); err == nil && m == registry.ModeImport && !s.requireAdmin(w, r, "IMPORT mode") {
 		return
 	}
 	m, err := s.svc.SetMode(r.Context(), r.PathValue("subject"), req.Mode, boolParam(r, "force"))

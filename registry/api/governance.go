@@ -343,6 +343,9 @@ func (s *server) dismiss(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
+	if p, ok := principal(r); ok {
+		req.By = p.Name // who reviewed is who is authenticated, not a name in the body
+	}
 	out, err := s.svc.Governance().Dismiss(r.Context(), r.PathValue("subject"), governance.Dismissal{
 		Field: req.Field, PatternID: req.PatternID, Reason: req.Reason, By: req.By, Proposed: req.Proposed})
 	s.answer(w, r, out, err)

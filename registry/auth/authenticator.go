@@ -137,9 +137,15 @@ func (a *Authenticator) Config() *Config { return a.state.Load().cfg }
 // no credentials. Errors wrap ErrInvalidCredentials.
 func (a *Authenticator) Authenticate(r *http.Request) (p Principal, ok bool, err error) {
 	st := a.state.Load()
+	if hs := r.Header.Values("Authorization"); len(hs) > 1 {
+		// A proxy that reads the last one would disagree on who asks.
+		return Principal{}, false, fmt.Errorf("%w: the request has %d Authorization headers; send one", ErrInvalidCredentials, len(hs))
+	}
 	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, cred, _ := strings.Cut(h, " ")
-		cred = strings.TrimSpace(cred)
+		scheme, cred := h, ""
+		if i := strings.IndexAny(h, " \t"); i >= 0 {
+			scheme, cred = h[:i], strings.TrimSpace(h[i+1:])
+		}
 		switch {
 		case strings.EqualFold(scheme, "Bearer"):
 			p, err = a.bearer(r.Context(), st, cred)
@@ -150,7 +156,9 @@ func (a *Authenticator) Authenticate(r *http.Request) (p Principal, ok bool, err
 			}
 			p, err = st.basicAuth(user, pass)
 		default:
-			return Principal{}, false, fmt.Errorf("%w: Authorization scheme %q is not Bearer or Basic", ErrInvalidCredentials, scheme)
+			// The scheme is not echoed: a header without one is the
+			// credential itself.
+			return Principal{}, false, fmt.Errorf("%w: the Authorization header is neither \"Bearer <token>\" nor \"Basic <base64 user:password>\"", ErrInvalidCredentials)
 		}
 		if err != nil {
 			return Principal{}, false, err

@@ -82,7 +82,9 @@ func TestTokensAndPasswords(t *testing.T) {
 		{"unknown user", basic("mallory", "s3cret-pass"), nil, "wrong user name or password"},
 		{"user without password", basic("alice", ""), nil, "wrong user name or password"},
 		{"bad basic", "Basic !!!", nil, "not base64 of user:password"},
-		{"other scheme", "Digest x", nil, `scheme "Digest" is not Bearer or Basic`},
+		{"other scheme", "Digest x", nil, `neither "Bearer <token>" nor "Basic`},
+		{"no scheme: the token is not echoed", token, nil, `neither "Bearer <token>" nor "Basic`},
+		{"a tab after the scheme", "Bearer\t" + token, &auth.Principal{Name: "alice", Teams: []string{"logistics", "shop"}, Method: "token"}, ""},
 		{"a JWT without oidc is a token", "Bearer a.b.c", nil, "the bearer token is not known"},
 	}
 	for _, tc := range tests {
@@ -306,5 +308,26 @@ func TestOIDCJWKSURL(t *testing.T) {
 	}
 	if fetches.Load() != 3 {
 		t.Errorf("%d fetches, want 3 (the rotation refetched once)", fetches.Load())
+	}
+}
+
+// TestCredentialsAreNotEchoed and refused twice: an error never quotes
+// the credential; two Authorization headers are refused.
+func TestCredentialsAreNotEchoed(t *testing.T) {
+	token, digest, _ := auth.NewToken()
+	a, err := auth.Open(t.Context(), writeFile(t, t.TempDir(), "principals:\n  - name: a\n    tokens_sha256: ["+digest+"]\n"), auth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{token, "Token " + token, "Bearer " + token + "x"} {
+		_, _, err := a.Authenticate(request(h))
+		if err == nil || strings.Contains(err.Error(), token) {
+			t.Errorf("Authorization %q: error %v; want a refusal that does not quote the token", h, err)
+		}
+	}
+	r := request("Bearer " + token)
+	r.Header.Add("Authorization", "Bearer other")
+	if _, _, err := a.Authenticate(r); err == nil || !strings.Contains(err.Error(), "2 Authorization headers") {
+		t.Errorf("two Authorization headers: %v", err)
 	}
 }

@@ -174,7 +174,9 @@ func Parse(data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf(":1: the file is empty; want at least `principals:` or `oidc:`")
 		}
-		return nil, fmt.Errorf(": %s", strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+		return nil, fmt.Errorf(": %s", strings.Join(strings.Fields(strings.ReplaceAll(msg, "\n", "; ")), " "))
 	}
 	var top yaml.Node
 	_ = yaml.Unmarshal(data, &top) // decoded above, so it parses

@@ -64,3 +64,11 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("burst %d, want 3 (requests_per_second rounded up)", c.RateLimit.Burst)
 	}
 }
+
+// TestParseErrorsAreOneLine: YAML errors that span lines are joined.
+func TestParseErrorsAreOneLine(t *testing.T) {
+	_, err := auth.Parse([]byte("principals:\n  - name: a\n    name: b\n"))
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("duplicate key: %q; want one line naming line 3", err)
+	}
+}

@@ -60,3 +60,41 @@ func (a *Authenticator) Allow(key string) (bool, time.Duration) {
 	}
 	return l.allow(key, a.opts.Now())
 }
+
+// Failed credentials are limited per client address whatever the auth
+// file says: each costs a bcrypt comparison or a signature check, so
+// guessing passwords must neither succeed quickly nor tie up the CPU.
+const (
+	failuresPerSecond = 2
+	failureBurst      = 20
+)
+
+// failureLimiter is shared by every reload, so a SIGHUP does not reset
+// anyone's count.
+var failureLimiter = newLimiter(failuresPerSecond, failureBurst)
+
+// FailureWait reports, for a client address, how long it must wait
+// before its credentials are checked again: 0 while it has failed fewer
+// than failureBurst times recently (refilled at failuresPerSecond).
+func (a *Authenticator) FailureWait(addr string) time.Duration {
+	return failureLimiter.wait(addr, a.opts.Now())
+}
+
+// Failed records a request from addr whose credentials were refused.
+func (a *Authenticator) Failed(addr string) {
+	failureLimiter.allow(addr, a.opts.Now())
+}
+
+// wait is how long key must wait for a token, without taking one.
+func (l *limiter) wait(key string, now time.Time) time.Duration {
+	l.mu.Lock()
+	b, ok := l.m[key]
+	l.mu.Unlock()
+	if !ok {
+		return 0
+	}
+	if t := b.TokensAt(now); t < 1 {
+		return time.Duration((1 - t) / float64(l.rps) * float64(time.Second))
+	}
+	return 0
+}

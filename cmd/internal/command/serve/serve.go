@@ -281,6 +281,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		Version:      version,
 		Commit:       commit,
 		Auth:         authn,
+		LoopbackOnly: authn == nil && cfg.TLSClientCA == "" && !cfg.InsecureNoAuth,
 	}
 	cfg.Operations.apiOptions(&apiOpts)
 	handler := api.New(svc, apiOpts)
