@@ -2,12 +2,14 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/lineage"
@@ -398,17 +400,26 @@ func (gov *Governance) Compare(ctx context.Context, subject string, from, to int
 		if f, err = withPolicyProfile(f, pol); err != nil {
 			return err
 		}
-		if stored[0].Type == stored[1].Type {
-			c := governance.Classify(governance.ClassifyInput{Format: f, Level: out.Level, Previous: sides[0], Current: sides[1],
-				TTLDays: pol.TTLDays(), Deprecations: deps})
-			out.Bump, out.Changes = c.Bump, c.Changes
-			level := compat.Level(strings.TrimSuffix(string(out.Level), "_TRANSITIVE"))
-			res, _, err := s.checkCompatibility(ctx, tx, f, sides[1].Schema, level, []SubjectVersion{found[0]})
-			if err != nil {
-				return err
+		c := governance.Classify(governance.ClassifyInput{Format: f, Level: out.Level, Previous: sides[0], Current: sides[1],
+			TTLDays: pol.TTLDays(), Deprecations: deps})
+		out.Bump, out.Changes = c.Bump, c.Changes
+		level := compat.Level(strings.TrimSuffix(string(out.Level), "_TRANSITIVE"))
+		if stored[0].Type != stored[1].Type {
+			// Judged as registration judges it (action/gate): only NONE
+			// allows another schema type.
+			if level != compat.None {
+				out.Findings = []compat.Finding{{Violation: compat.Violation{RuleID: gate.RuleSchemaTypeChanged, Path: ".",
+					Message: fmt.Sprintf("version %d is a %s schema and version %d is %s; only compatibility NONE allows changing the schema type",
+						found[0].Version, stored[0].Type, found[1].Version, stored[1].Type)},
+					Direction: compat.DirBackward, Version: found[0].Version}}
 			}
-			out.Findings = res.Findings
+			return nil
 		}
+		res, _, err := s.checkCompatibility(ctx, tx, f, sides[1].Schema, level, []SubjectVersion{found[0]})
+		if err != nil {
+			return err
+		}
+		out.Findings = res.Findings
 		return nil
 	})
 	return out, err

@@ -190,6 +190,24 @@ func (u *ui) anonymousAllowed(r *http.Request) bool {
 	return r.Method == http.MethodGet && u.opts.Auth.Config().Anonymous == auth.AnonymousRead
 }
 
+// plainRemote reports a request over plain http to a Host that is not a
+// loopback name (browsers keep Secure cookies on http only for loopback).
+func plainRemote(r *http.Request) bool {
+	if r.TLS != nil {
+		return false
+	}
+	h := r.Host
+	if hh, _, err := net.SplitHostPort(h); err == nil {
+		h = hh
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return ip == nil || !ip.IsLoopback()
+}
+
 func clientHost(r *http.Request) string {
 	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		return h
@@ -267,12 +285,17 @@ type loginView struct {
 	Enabled bool
 	// OIDC offers the identity provider's sign-in.
 	OIDC bool
+	// NeedsHTTPS says the page came over plain http to an address that
+	// is not loopback: browsers drop the Secure session and CSRF
+	// cookies there, so signing in cannot work.
+	NeedsHTTPS bool
 }
 
 func (u *ui) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := safeReturn(r.URL.Query().Get("next"), Prefix+"/subjects")
 	_, oidc := u.codeFlow()
-	u.render(w, r, http.StatusOK, "login", "Sign in", "login", loginView{Next: next, Enabled: u.opts.Auth != nil, OIDC: oidc})
+	u.render(w, r, http.StatusOK, "login", "Sign in", "login", loginView{Next: next, Enabled: u.opts.Auth != nil, OIDC: oidc,
+		NeedsHTTPS: u.opts.Auth != nil && plainRemote(r)})
 }
 
 // login checks the credentials of the form exactly as the API checks a
@@ -286,6 +309,11 @@ func (u *ui) login(w http.ResponseWriter, r *http.Request) {
 	a := u.opts.Auth
 	if a == nil {
 		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	if wait := a.FailureWait(clientHost(r)); wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+		u.fail(w, r, srerr.New(srerr.ErrRateLimited, "Too many refused sign-ins from this address; retry in %s", wait.Round(time.Millisecond)))
 		return
 	}
 	if allowed, wait := a.Allow("login@" + clientHost(r)); !allowed {
@@ -315,6 +343,7 @@ func (u *ui) login(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, withDone(next, "signedin"), http.StatusSeeOther)
 			return
 		}
+		a.Failed(clientHost(r))
 		msg = "Those credentials are not valid."
 		if err != nil {
 			msg = "Those credentials are not valid: " + strings.TrimPrefix(err.Error(), auth.ErrInvalidCredentials.Error()+": ") + "."

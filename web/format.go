@@ -15,22 +15,24 @@ import (
 // funcs are the template functions.
 func (u *ui) funcs() template.FuncMap {
 	return template.FuncMap{
-		"time":        timeTag,
-		"date":        dateTag,
-		"plural":      rule.Plural,
-		"count":       count,
-		"join":        strings.Join,
-		"display":     governance.Display,
-		"subjectURL":  func(s string) string { return subjectURL(s) },
-		"itemURL":     func(s, key string) string { return subjectURL(s, "deprecations", url.PathEscape(key)) },
-		"lineageURL":  lineageURL,
-		"compareURL":  compareURL,
-		"teamURL":     func(t string) string { return Prefix + "/teams/" + url.PathEscape(t) },
-		"auditURL":    func(s string) string { return Prefix + "/audit?subject=" + url.QueryEscape(s) },
-		"fieldKey":    func(p string) string { return governance.FieldItem(p).Key() },
-		"num":         thousands,
-		"lower":       strings.ToLower,
-		"countdown":   countdown,
+		"time":       timeTag,
+		"date":       dateTag,
+		"plural":     rule.Plural,
+		"count":      count,
+		"join":       strings.Join,
+		"display":    governance.Display,
+		"subjectURL": func(s string) string { return subjectURL(s) },
+		"itemURL":    func(s, key string) string { return subjectURL(s, "deprecations", url.PathEscape(key)) },
+		"lineageURL": lineageURL,
+		"compareURL": compareURL,
+		"teamURL":    func(t string) string { return Prefix + "/teams/" + url.PathEscape(t) },
+		"auditURL":   func(s string) string { return Prefix + "/audit?subject=" + url.QueryEscape(s) },
+		"fieldKey":   func(p string) string { return governance.FieldItem(p).Key() },
+		"num":        thousands,
+		"lower":      strings.ToLower,
+		"countdown": func(days int, state governance.State, expires time.Time) string {
+			return countdown(days, state, expires, u.opts.Clock())
+		},
 		"stateClass":  func(s governance.State) string { return "state-" + string(s) },
 		"severityTag": func(s rule.Severity) string { return s.String() },
 		"format":      formatName,
@@ -65,11 +67,15 @@ func dateTag(t time.Time) template.HTML {
 		t.Format(time.RFC3339), t.Format("2006-01-02 15:04")+" UTC", t.Format("2006-01-02")))
 }
 
-// countdown words days left: "1 day left", "12 days left", "0 days
-// left" once expired (the state badge beside it says expired).
-func countdown(days int, state governance.State) string {
+// countdown words days left: "1 day left", "12 days left"; once expired,
+// how long ago as of now: "expired today", "expired 65 days ago".
+func countdown(days int, state governance.State, expires, now time.Time) string {
 	if state == governance.StateExpired || days <= 0 {
-		return "0 days left"
+		ago := int(now.Sub(expires).Hours() / 24)
+		if expires.IsZero() || ago < 1 {
+			return "expired today"
+		}
+		return "expired " + rule.Plural(ago, "day") + " ago"
 	}
 	return rule.Plural(days, "day") + " left"
 }

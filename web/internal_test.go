@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
+
+	"github.com/charter-dev/charter/registry/governance"
 )
 
 // A broken or missing template fails the construction of the handler,
@@ -56,6 +59,27 @@ func TestFieldPath(t *testing.T) {
 	for in, want := range map[string]string{"#/properties/a/properties/b": ".a.b", "#/required/qty": ".qty", "#/properties/xs/items/properties/id": ".xs[].id", ".carrier": ".carrier"} {
 		if got := fieldPath(in); got != want {
 			t.Errorf("fieldPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCountdown: days left while running; once expired, how long ago.
+func TestCountdown(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		days    int
+		state   governance.State
+		expires time.Time
+		want    string
+	}{
+		{12, governance.StateActive, now.AddDate(0, 0, 12), "12 days left"},
+		{1, governance.StateActive, now.Add(6 * time.Hour), "1 day left"},
+		{0, governance.StateExpired, now.Add(-3 * time.Hour), "expired today"},
+		{0, governance.StateExpired, now.AddDate(0, 0, -65), "expired 65 days ago"},
+		{0, governance.StateExpired, now.AddDate(0, 0, -1), "expired 1 day ago"},
+	} {
+		if got := countdown(tc.days, tc.state, tc.expires, now); got != tc.want {
+			t.Errorf("countdown(%d, %s, %s) = %q, want %q", tc.days, tc.state, tc.expires, got, tc.want)
 		}
 	}
 }

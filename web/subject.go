@@ -161,7 +161,7 @@ func (u *ui) subjectPage(w http.ResponseWriter, r *http.Request) {
 			v.Lines[i].Marks = append(v.Lines[i].Marks, mark{Class: class, Label: t})
 		}
 		if d := f.Deprecation; d != nil {
-			v.Lines[i].Marks = append(v.Lines[i].Marks, mark{Class: "deprecated", Label: "deprecated, " + countdown(d.DaysLeft, d.State)})
+			v.Lines[i].Marks = append(v.Lines[i].Marks, mark{Class: "deprecated", Label: "deprecated, " + countdown(d.DaysLeft, d.State, d.ExpiresAt, u.opts.Clock())})
 		} else if f.Deprecated {
 			v.Lines[i].Marks = append(v.Lines[i].Marks, mark{Class: "deprecated", Label: "deprecated in the schema"})
 		}

@@ -26,13 +26,14 @@ type subjectFilter struct {
 	Page       int
 }
 
+// maxPage bounds ?page= so that offsets cannot overflow.
+const maxPage = 1 << 20
+
 func parseSubjectFilter(q url.Values) subjectFilter {
 	f := subjectFilter{Q: strings.TrimSpace(q.Get("q")), Team: q.Get("team"), Format: strings.ToUpper(q.Get("format")), Tag: q.Get("tag"),
 		Deprecated: q.Get("deprecated") == "1", Reader: q.Get("reader"), Mine: q.Get("mine") == "1"}
 	f.Page, _ = strconv.Atoi(q.Get("page"))
-	if f.Page < 1 {
-		f.Page = 1
-	}
+	f.Page = min(max(f.Page, 1), maxPage) // past the end redirects to the last page
 	return f
 }
 
@@ -123,6 +124,10 @@ func (u *ui) subjectsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Teams, v.Formats, v.Tags, v.Readers = options(teams, f.Team), options(formats, f.Format), options(tags, f.Tag), options(readers, f.Reader)
 	v.Pages = (v.Matching + pageSize - 1) / pageSize
+	if f.Page > max(v.Pages, 1) {
+		http.Redirect(w, r, f.query(max(v.Pages, 1)), http.StatusSeeOther)
+		return
+	}
 	if len(v.Rows) > 0 {
 		v.From = (f.Page-1)*pageSize + 1
 		v.To = v.From + len(v.Rows) - 1

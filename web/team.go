@@ -137,7 +137,13 @@ func (u *ui) teamPage(w http.ResponseWriter, r *http.Request) {
 		}
 		for i, c := range m.Extended {
 			if c.Consumer == team {
-				v.Migrate = append(v.Migrate, migrationDue{Subject: m.Subject, Path: m.Path, Replacement: m.Replacement, State: m.State, ExpiresAt: m.ExpiresAt, DaysLeft: m.DaysLeft, Extended: &m.Extended[i], Fields: c.Fields})
+				due := migrationDue{Subject: m.Subject, Path: m.Path, Replacement: m.Replacement, State: m.State, ExpiresAt: m.ExpiresAt, DaysLeft: m.DaysLeft, Fields: c.Fields}
+				// An extension that ends before the expiry changes
+				// nothing: the deadline stays the expiry.
+				if c.Until.After(m.ExpiresAt) {
+					due.Extended = &m.Extended[i]
+				}
+				v.Migrate = append(v.Migrate, due)
 			}
 		}
 	}

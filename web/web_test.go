@@ -340,3 +340,38 @@ func TestAnonymousRead(t *testing.T) {
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "'", "&#39;", "<", "&lt;", ">", "&gt;", `"`, "&#34;").Replace(s)
 }
+
+// TestSubjectsPastTheLastPage: a page past the end redirects to the last
+// one (it showed "Page 3 of 2"), a huge one too.
+func TestSubjectsPastTheLastPage(t *testing.T) {
+	svc, clk := newService(t)
+	seed(t, svc, clk)
+	srv := httptest.NewServer(handler(t, svc, nil))
+	defer srv.Close()
+	b := newBrowser(t, srv.URL)
+	for _, page := range []string{"3", "99999999999999999999", "9223372036854775807"} {
+		resp, _ := b.do(http.MethodGet, "/ui/subjects?q=value&page="+page, nil)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/ui/subjects?q=value" {
+			t.Errorf("page %s: %d to %q, want 303 to the last page", page, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+}
+
+// TestLoginNeedsHTTPSOffLoopback: over plain http to a network address
+// the login page says that signing in needs https (browsers drop the
+// Secure cookies there); on loopback it does not.
+func TestLoginNeedsHTTPSOffLoopback(t *testing.T) {
+	svc, clk := newService(t)
+	seed(t, svc, clk)
+	a, _ := authFile(t, "none")
+	h := handler(t, svc, a)
+	for host, want := range map[string]bool{"192.0.2.2:8081": true, "registry.example": true, "127.0.0.1:8081": false, "localhost:8081": false} {
+		req := httptest.NewRequest(http.MethodGet, "/ui/login", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if got := strings.Contains(rec.Body.String(), `id="needs-https"`); got != want {
+			t.Errorf("Host %s: needs-https shown %v, want %v (status %d)", host, got, want, rec.Code)
+		}
+	}
+}
