@@ -375,3 +375,26 @@ func TestLoginNeedsHTTPSOffLoopback(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamDeadlineIgnoresAnEarlyExtension: an extension that ends before
+// the deprecation expires changes nothing, so the team page's deadline
+// stays the expiry (it showed the extension's earlier end).
+func TestTeamDeadlineIgnoresAnEarlyExtension(t *testing.T) {
+	svc, clk := newService(t)
+	seed(t, svc, clk)
+	ctx := t.Context()
+	// customs reads carrier_code (declared); its extension ends on day 10,
+	// the deprecation expires on day 90.
+	if _, err := svc.Governance().GrantExtension(ctx, "shipments-value", governance.FieldItem(".carrier_code"),
+		registry.ExtensionRequest{Consumer: "customs", Days: 10, Reason: "early", Approver: "lead"}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(handler(t, svc, nil))
+	defer srv.Close()
+	_, body := newBrowser(t, srv.URL).do(http.MethodGet, "/ui/teams/customs", nil)
+	expiry := clk.now.AddDate(0, 0, 90).UTC().Format("2006-01-02")
+	early := clk.now.AddDate(0, 0, 10).UTC().Format("2006-01-02")
+	if !strings.Contains(body, expiry) || strings.Contains(body, "before <time datetime=\""+early) {
+		t.Errorf("team page: want the deadline %s, not the extension's %s:\n%s", expiry, early, body)
+	}
+}
