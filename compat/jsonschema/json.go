@@ -367,7 +367,7 @@ func (r *reader) string() (string, error) {
 				r.advance(n)
 				continue
 			default:
-				return "", r.errf("invalid escape '\\%c'", e)
+				return "", r.errf("invalid escape: backslash followed by %q", string(e))
 			}
 			r.advance(2)
 		default:
