@@ -76,6 +76,11 @@ func exportTx(ctx context.Context, tx Tx) (*dump.Dump, error) {
 	if d.MaxSchemaID, err = tx.MaxSchemaID(ctx); err != nil {
 		return nil, err
 	}
+	ids, err := b.IDAllocation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.SchemaIDFloor, d.RetiredSchemaIDs = ids.Floor, ids.Retired
 	schemas, err := b.Schemas(ctx)
 	if err != nil {
 		return nil, err
@@ -259,6 +264,7 @@ type importPlan struct {
 	audit      []governance.AuditEntry
 	restoreIDs bool
 	mark       int64
+	ids        IDAllocation
 }
 
 func (p *importPlan) conflict(format string, args ...any) {
@@ -285,7 +291,8 @@ func (s *Service) planImport(ctx context.Context, tx Tx, d *dump.Dump, opts Impo
 	if err != nil {
 		return nil, err
 	}
-	p := &importPlan{readFrom: d.ReadFrom, mark: d.MaxSchemaID, exportedAt: d.ExportedAt}
+	p := &importPlan{readFrom: d.ReadFrom, mark: d.MaxSchemaID, exportedAt: d.ExportedAt,
+		ids: IDAllocation{Floor: d.SchemaIDFloor, Retired: d.RetiredSchemaIDs}}
 	p.report = ImportReport{Format: cmpOr(d.ReadFrom, d.Format), Merge: opts.Merge, DryRun: opts.DryRun, Conflicts: []string{}}
 	if err := p.checkEmpty(ctx, tx, g, b); err != nil {
 		return nil, err
@@ -857,6 +864,9 @@ func (s *Service) applyImport(ctx context.Context, tx Tx, p *importPlan) (int64,
 		}
 	}
 	if err := b.RaiseSchemaIDMark(ctx, p.mark); err != nil {
+		return 0, err
+	}
+	if err := b.RestoreIDAllocation(ctx, p.ids); err != nil {
 		return 0, err
 	}
 	for _, v := range p.versions {

@@ -44,4 +44,19 @@ type BackupTx interface {
 	// AppendAudit returns a greater ID. Returns ErrConflict when an entry
 	// with an ID of e.ID or more is stored.
 	RestoreAudit(ctx context.Context, e governance.AuditEntry) error
+	// IDAllocation returns the state of allocation past MaxID (see
+	// Tx.CreateSchema): the fallback floor and the retired (deleted) IDs,
+	// ascending.
+	IDAllocation(ctx context.Context) (IDAllocation, error)
+	// RestoreIDAllocation raises the fallback floor to a.Floor when it is
+	// greater and records a.Retired as retired (those already retired stay).
+	RestoreIDAllocation(ctx context.Context, a IDAllocation) error
+}
+
+// IDAllocation is what allocation past MaxID depends on besides the
+// stored schemas: IDs above Floor are handed out smallest first, never
+// one in Retired.
+type IDAllocation struct {
+	Floor   int64
+	Retired []int64
 }

@@ -401,3 +401,46 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestRestoredIDAllocation: after an IMPORT at the largest ID and a
+// permanent delete, the dump carries the fallback floor and the retired
+// IDs, so the restored registry allocates the same next ID as the source
+// and never hands out the deleted one.
+func TestRestoredIDAllocation(t *testing.T) {
+	ctx := t.Context()
+	src, _ := newGovService(t)
+	if _, err := src.SetMode(ctx, "", string(registry.ModeImport), true); err != nil {
+		t.Fatal(err)
+	}
+	mustRegister(t, src, "top-value", registry.RegisterRequest{Schema: `"string"`, ID: registry.MaxID, Version: 1})
+	if _, err := src.SetMode(ctx, "", string(registry.ModeReadWrite), false); err != nil {
+		t.Fatal(err)
+	}
+	a := mustRegister(t, src, "a-value", registry.RegisterRequest{Schema: `"int"`})
+	b := mustRegister(t, src, "b-value", registry.RegisterRequest{Schema: `"long"`})
+	if a.Schema.ID != 1 || b.Schema.ID != 2 {
+		t.Fatalf("ids %d %d, want 1 2 (below the imported maximum)", a.Schema.ID, b.Schema.ID)
+	}
+	for _, permanent := range []bool{false, true} {
+		if _, err := src.DeleteSubject(ctx, "b-value", permanent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := dump.Read(exportBytes(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SchemaIDFloor != 2 || !slices.Equal(d.RetiredSchemaIDs, []int64{2}) {
+		t.Errorf("dump floor %d, retired %v; want 2 and [2]", d.SchemaIDFloor, d.RetiredSchemaIDs)
+	}
+	dst, _ := newGovService(t)
+	if _, err := dst.Import(as(t, "root"), d, registry.ImportOptions{}); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	for name, svc := range map[string]*registry.Service{"source": src, "restored": dst} {
+		ss := mustRegister(t, svc, "c-value", registry.RegisterRequest{Schema: `"bytes"`})
+		if ss.Schema.ID != 3 {
+			t.Errorf("%s: a new schema got ID %d, want 3 (not the deleted 2)", name, ss.Schema.ID)
+		}
+	}
+}

@@ -61,6 +61,12 @@ type Dump struct {
 	// MaxSchemaID is the largest schema ID the registry ever handed out
 	// or stored, deleted ones included: new schemas get IDs above it.
 	MaxSchemaID int64 `json:"maxSchemaId"`
+	// SchemaIDFloor and RetiredSchemaIDs are the state of ID allocation
+	// past the largest ID (2147483647, reached only by an IMPORT): new IDs
+	// are the smallest above SchemaIDFloor that no schema holds and none
+	// in RetiredSchemaIDs (deleted ones). Absent while they are empty.
+	SchemaIDFloor    int64   `json:"schemaIdFallbackFloor,omitempty"`
+	RetiredSchemaIDs []int64 `json:"retiredSchemaIds,omitempty"`
 	// Config is the stored global config (the registry's Config JSON), nil
 	// when none is stored (the defaults apply).
 	Config json.RawMessage `json:"config,omitempty"`
@@ -211,6 +217,7 @@ func (d *Dump) Sort() {
 		return cmp.Or(strings.Compare(a.Subject, b.Subject), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Key, b.Key))
 	})
 	slices.SortFunc(d.Audit, func(a, b AuditEntry) int { return cmp.Compare(a.ID, b.ID) })
+	slices.Sort(d.RetiredSchemaIDs)
 }
 
 // Encode returns d as indented JSON ending in a newline, its lists sorted
@@ -332,6 +339,14 @@ func strictDecode(data []byte, dst any) error {
 func (d *Dump) Validate() error {
 	if d.Format != Format {
 		return fmt.Errorf("read dump: format %q, want %q", d.Format, Format)
+	}
+	if d.SchemaIDFloor < 0 || d.SchemaIDFloor > d.MaxSchemaID {
+		return fmt.Errorf("read dump: schemaIdFallbackFloor %d: want 0 to maxSchemaId %d", d.SchemaIDFloor, d.MaxSchemaID)
+	}
+	for _, id := range d.RetiredSchemaIDs {
+		if id < 1 || id > d.MaxSchemaID {
+			return fmt.Errorf("read dump: retired schema id %d: want 1 to maxSchemaId %d", id, d.MaxSchemaID)
+		}
 	}
 	if d.MaxSchemaID < 0 {
 		return fmt.Errorf("read dump: maxSchemaId %d: want 0 or more", d.MaxSchemaID)

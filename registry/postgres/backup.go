@@ -129,3 +129,43 @@ func (t *tx) RestoreAudit(ctx context.Context, e governance.AuditEntry) error {
 	}
 	return nil
 }
+
+// IDAllocation returns the fallback floor and the retired IDs.
+func (t *tx) IDAllocation(ctx context.Context) (registry.IDAllocation, error) {
+	var a registry.IDAllocation
+	if err := t.q.QueryRow(ctx, `SELECT fallback_floor FROM schema_id_mark`).Scan(&a.Floor); err != nil {
+		return a, fmt.Errorf("read the id fallback floor: %w", err)
+	}
+	rows, err := t.q.Query(ctx, `SELECT id FROM retired_schema_ids ORDER BY id`)
+	if err != nil {
+		return a, fmt.Errorf("list retired ids: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return a, fmt.Errorf("list retired ids: %w", err)
+		}
+		a.Retired = append(a.Retired, id)
+	}
+	if err := rows.Err(); err != nil {
+		return a, fmt.Errorf("list retired ids: %w", err)
+	}
+	return a, nil
+}
+
+// RestoreIDAllocation raises the floor and retires a.Retired.
+func (t *tx) RestoreIDAllocation(ctx context.Context, a registry.IDAllocation) error {
+	if a.Floor < 0 {
+		return fmt.Errorf("restore id allocation: invalid floor %d", a.Floor)
+	}
+	if _, err := t.q.Exec(ctx, `UPDATE schema_id_mark SET fallback_floor = GREATEST(fallback_floor, $1)`, a.Floor); err != nil {
+		return fmt.Errorf("restore the id fallback floor: %w", err)
+	}
+	for _, id := range a.Retired {
+		if _, err := t.q.Exec(ctx, `INSERT INTO retired_schema_ids (id) VALUES ($1) ON CONFLICT DO NOTHING`, id); err != nil {
+			return fmt.Errorf("retire id %d: %w", id, err)
+		}
+	}
+	return nil
+}

@@ -70,6 +70,7 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"GovernanceRollback", testGovernanceRollback},
 		{"BackupLists", testBackupLists},
 		{"RaiseSchemaIDMark", testRaiseSchemaIDMark},
+		{"IDAllocationRestored", testIDAllocationRestored},
 		{"RestoreAudit", testRestoreAudit},
 	}
 	for _, tc := range tests {
