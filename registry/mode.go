@@ -158,6 +158,27 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 	return m, err
 }
 
+// ClearMode removes the mode of subject ("" global) as PUT /mode[/{s}]
+// with a null or absent mode does in Confluent (RestApiModeTest.testClearMode):
+// unlike DeleteMode, a subject without its own mode is no error.
+func (s *Service) ClearMode(ctx context.Context, subject string) error {
+	if subject != "" {
+		if err := ValidateSubject(subject); err != nil {
+			return err
+		}
+	}
+	return s.update(ctx, "clear mode", func(tx Tx) error {
+		m, ok, err := storedMode(ctx, tx, subject)
+		if err != nil || !ok {
+			return err
+		}
+		if err := tx.DeleteMode(ctx, subject); err != nil {
+			return fmt.Errorf("delete mode of %q: %w", subject, err)
+		}
+		return s.auditTx(ctx, tx, governance.ActionModeDelete, subject, "", m, nil)
+	})
+}
+
 // DeleteMode removes the mode of subject ("" global, which falls back to
 // READWRITE) and returns what it was (DELETE /mode[/{s}]). A subject
 // without its own mode answers 40401 when it has no versions at all, 40409

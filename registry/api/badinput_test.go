@@ -77,7 +77,7 @@ func TestBadInput(t *testing.T) {
 		{"level of wrong type", "PUT", "/config", `{"compatibility":5}`, nil, 422, 422, ""},
 		{"config malformed", "PUT", "/config", `{"compatibility":`, nil, 400, 400, ""},
 		{"invalid mode", "PUT", "/mode", `{"mode":"SOMETIMES"}`, nil, 422, 42204, "SOMETIMES"},
-		{"empty mode", "PUT", "/mode", `{}`, nil, 422, 42204, ""},
+		{"empty mode", "PUT", "/mode", `{"mode":""}`, nil, 422, 42204, ""},
 		{"invalid subject mode", "PUT", "/mode/s", `{"mode":"x"}`, nil, 422, 42204, ""},
 		{"compatibility invalid schema", "POST", "/compatibility/subjects/s/versions/latest", schemaBody("nope"), nil, 422, 42201, ""},
 		{"compatibility version 0", "POST", "/compatibility/subjects/s/versions/0", schemaBody(recA), nil, 422, 42202, ""},

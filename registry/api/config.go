@@ -127,11 +127,24 @@ func (s *server) getMode(w http.ResponseWriter, r *http.Request) {
 
 // putMode: PUT /mode[/{subject}]?force → {"mode": …}.
 func (s *server) putMode(w http.ResponseWriter, r *http.Request) {
-	var req modeBody
-	if err := s.decodeBody(w, r, &req); err != nil {
+	var in struct {
+		Mode *string `json:"mode"`
+	}
+	if err := s.decodeBody(w, r, &in); err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
+	if in.Mode == nil {
+		// A null or absent mode clears it, as Confluent's setMode does
+		// (RestApiModeTest.testClearMode); the answer has no mode.
+		if err := s.svc.ClearMode(r.Context(), r.PathValue("subject")); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, struct{}{})
+		return
+	}
+	req := modeBody{Mode: *in.Mode}
 	// Decided on the mode as the Service will parse it (ParseMode), so no
 	// spelling reaches IMPORT past this check.
 	if m, err := registry.ParseMode(strings.TrimSpace(req.Mode)); err == nil && m == registry.ModeImport && !s.requireAdmin(w, r, "IMPORT mode") {

@@ -1,0 +1,275 @@
+package api_test
+
+import (
+	"testing"
+)
+
+// Behaviours pinned by Confluent Schema Registry's RestApiTest
+// (core/src/test/java/io/confluent/kafka/schemaregistry/rest/
+// RestApiTest.java in confluentinc/schema-registry), one test each,
+// named after the Confluent test. The schemas are Charter's own: three
+// versions of one record, each backward compatible with the one before.
+
+const (
+	cfV1 = `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"}]}`
+	cfV2 = `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"note","type":"string","default":""}]}`
+	cfV3 = `{"type":"record","name":"Order","fields":[{"name":"id","type":"string"},{"name":"note","type":"string","default":""},{"name":"qty","type":"int","default":0}]}`
+)
+
+// registerTwo registers cfV1 and cfV2 under subject (ids 1 and 2).
+func registerTwo(subject string) []step {
+	return []step{
+		{method: "POST", path: "/subjects/" + subject + "/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/" + subject + "/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+	}
+}
+
+// TestConfluentRestApiTest_testDeleteSchemaVersionBasic:
+// RestApiTest.testDeleteSchemaVersionBasic, a soft-deleted version leaves
+// the versions list, is read with deleted=true only (40402 without), is not
+// found by lookup (40403); deleting the last version leaves the subject
+// unknown (40401), and registering again gives the next version, once.
+func TestConfluentRestApiTest_testDeleteSchemaVersionBasic(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test/versions/2", json: `2`},
+		{method: "GET", path: "/subjects/test/versions", json: `[1]`},
+		{method: "GET", path: "/subjects/test/versions/2?deleted=true", contains: []string{`"version":2`, `"deleted":true`}},
+		{method: "GET", path: "/subjects/test/versions/2", status: 404, code: 40402},
+		{method: "POST", path: "/subjects/test", body: schemaBody(cfV2), status: 404, code: 40403},
+		{method: "DELETE", path: "/subjects/test/versions/latest", json: `1`},
+		{method: "GET", path: "/subjects/test/versions", status: 404, code: 40401},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions", json: `[3]`},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions", json: `[3]`},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteSchemaVersionPermanent:
+// RestApiTest.testDeleteSchemaVersionPermanent, a permanent delete needs a
+// soft delete first (40407), a second soft delete is 40406, deleted=true
+// lists the soft-deleted version (and pages with offset and limit), a
+// permanently deleted version is gone even with deleted=true (40402), and
+// its number is given again.
+func TestConfluentRestApiTest_testDeleteSchemaVersionPermanent(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test/versions/2?permanent=true", status: 404, code: 40407},
+		{method: "DELETE", path: "/subjects/test/versions/2", json: `2`},
+		{method: "GET", path: "/subjects/test/versions", json: `[1]`},
+		{method: "GET", path: "/subjects/test/versions?deleted=true", json: `[1,2]`},
+		{method: "GET", path: "/subjects/test/versions?deleted=true&offset=0&limit=1", json: `[1]`},
+		{method: "DELETE", path: "/subjects/test/versions/2", status: 404, code: 40406},
+		{method: "GET", path: "/subjects/test/versions/2", status: 404, code: 40402},
+		{method: "GET", path: "/subjects/test/versions/2?deleted=true", contains: []string{`"version":2`}},
+		{method: "POST", path: "/subjects/test", body: schemaBody(cfV2), status: 404, code: 40403},
+		{method: "DELETE", path: "/subjects/test/versions/2?permanent=true", json: `2`},
+		{method: "GET", path: "/subjects/test/versions/2?deleted=true", status: 404, code: 40402},
+		{method: "DELETE", path: "/subjects/test/versions/2?permanent=true", status: 404, code: 40402},
+		{method: "DELETE", path: "/subjects/test/versions/latest", json: `1`},
+		{method: "GET", path: "/subjects/test/versions", status: 404, code: 40401},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions", json: `[2]`},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions", json: `[2]`},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteSchemaVersionInvalidSubject:
+// RestApiTest.testDeleteSchemaVersionInvalidSubject, deleting a version of
+// an unknown subject is 40401.
+func TestConfluentRestApiTest_testDeleteSchemaVersionInvalidSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "DELETE", path: "/subjects/test/versions/1", status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testDeleteLatestVersion:
+// RestApiTest.testDeleteLatestVersion, deleting "latest" moves latest back
+// a version; with none left latest is 40401, and a new registration is
+// latest again.
+func TestConfluentRestApiTest_testDeleteLatestVersion(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test/versions/latest", json: `2`},
+		{method: "GET", path: "/subjects/test/versions/latest/schema", json: cfV1},
+		{method: "DELETE", path: "/subjects/test/versions/latest", json: `1`},
+		{method: "GET", path: "/subjects/test/versions/latest", status: 404, code: 40401},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV3), json: `{"id":3}`},
+		{method: "GET", path: "/subjects/test/versions/latest/schema", json: cfV3},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testGetLatestVersionNonExistentSubject:
+// RestApiTest.testGetLatestVersionNonExistentSubject, 40401.
+func TestConfluentRestApiTest_testGetLatestVersionNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/subjects/non_existent_subject/versions/latest", status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testGetLatestVersionDeleteOlder:
+// RestApiTest.testGetLatestVersionDeleteOlder, deleting an older version
+// leaves latest as it was.
+func TestConfluentRestApiTest_testGetLatestVersionDeleteOlder(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test/versions/1", json: `1`},
+		{method: "GET", path: "/subjects/test/versions/latest/schema", json: cfV2},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteInvalidVersion:
+// RestApiTest.testDeleteInvalidVersion, deleting a version the subject
+// does not have is 40402.
+func TestConfluentRestApiTest_testDeleteInvalidVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "DELETE", path: "/subjects/test/versions/2", status: 404, code: 40402},
+	})
+}
+
+// TestConfluentRestApiTest_testDeleteWithLookup:
+// RestApiTest.testDeleteWithLookup, lookup finds a soft-deleted version
+// only with deleted=true, and after the schema registers again every
+// lookup answers the new version.
+func TestConfluentRestApiTest_testDeleteWithLookup(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test/versions/1", json: `1`},
+		{method: "POST", path: "/subjects/test?deleted=false", body: schemaBody(cfV1), status: 404, code: 40403},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV1), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV1), contains: []string{`"version":3`}},
+		{method: "POST", path: "/subjects/test?deleted=false", body: schemaBody(cfV1), contains: []string{`"version":3`}},
+		{method: "POST", path: "/subjects/test", body: schemaBody(cfV1), contains: []string{`"version":3`}},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testListSubjects: RestApiTest.testListSubjects,
+// a soft-deleted subject is listed with deleted=true only, and a permanent
+// delete answers the versions it removed.
+func TestConfluentRestApiTest_testListSubjects(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test1/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test2/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+		{method: "GET", path: "/subjects", json: `["test1","test2"]`},
+		{method: "DELETE", path: "/subjects/test2", json: `[1]`},
+		{method: "GET", path: "/subjects", json: `["test1"]`},
+		{method: "GET", path: "/subjects?deleted=true", json: `["test1","test2"]`},
+		{method: "DELETE", path: "/subjects/test2?permanent=true", json: `[1]`},
+		{method: "GET", path: "/subjects", json: `["test1"]`},
+		{method: "GET", path: "/subjects?deleted=true", json: `["test1"]`},
+	})
+}
+
+// TestConfluentRestApiTest_testListSoftDeletedSubjectsAndSchemas:
+// RestApiTest.testListSoftDeletedSubjectsAndSchemas, deleted=true and
+// deletedOnly=true on the versions and subjects lists.
+func TestConfluentRestApiTest_testListSoftDeletedSubjectsAndSchemas(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test1/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test1/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/test2/versions", body: schemaBody(cfV3), json: `{"id":3}`},
+		{method: "DELETE", path: "/subjects/test1/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/test2/versions/1", json: `1`},
+		{method: "GET", path: "/subjects/test1/versions", json: `[2]`},
+		{method: "GET", path: "/subjects/test1/versions?deleted=true", json: `[1,2]`},
+		{method: "GET", path: "/subjects/test1/versions?deletedOnly=true", json: `[1]`},
+		{method: "GET", path: "/subjects", json: `["test1"]`},
+		{method: "GET", path: "/subjects?deleted=true", json: `["test1","test2"]`},
+		{method: "GET", path: "/subjects?deletedOnly=true", json: `["test2"]`},
+	})
+}
+
+// TestConfluentRestApiTest_testDeleteSubjectBasic:
+// RestApiTest.testDeleteSubjectBasic, a subject delete answers its
+// versions and leaves latest 40401.
+func TestConfluentRestApiTest_testDeleteSubjectBasic(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test", json: `[1,2]`},
+		{method: "GET", path: "/subjects/test/versions/latest", status: 404, code: 40401},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteSubjectException:
+// RestApiTest.testDeleteSubjectException, a soft-deleted subject's
+// versions are found by lookup with deleted=true, and a second soft delete
+// is 40404.
+func TestConfluentRestApiTest_testDeleteSubjectException(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test", json: `[1,2]`},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV1), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV2), contains: []string{`"version":2`}},
+		{method: "DELETE", path: "/subjects/test", status: 404, code: 40404},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteNonExistentSubject:
+// RestApiTest.testDeleteNonExistentSubject, soft and permanent deletes of a
+// subject never registered are both 40401.
+func TestConfluentRestApiTest_testDeleteNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "DELETE", path: "/subjects/never-registered-subject", status: 404, code: 40401},
+		{method: "DELETE", path: "/subjects/never-registered-subject?permanent=true", status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testDeleteSubjectPermanent:
+// RestApiTest.testDeleteSubjectPermanent, a permanent subject delete needs
+// a soft delete first (40405); afterwards lookups, with deleted=true or
+// not, are 40401.
+func TestConfluentRestApiTest_testDeleteSubjectPermanent(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test?permanent=true", status: 404, code: 40405},
+		{method: "DELETE", path: "/subjects/test", json: `[1,2]`},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV1), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV2), contains: []string{`"version":2`}},
+		{method: "DELETE", path: "/subjects/test?permanent=true", json: `[1,2]`},
+		{method: "POST", path: "/subjects/test", body: schemaBody(cfV1), status: 404, code: 40401},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV1), status: 404, code: 40401},
+		{method: "POST", path: "/subjects/test?deleted=true", body: schemaBody(cfV2), status: 404, code: 40401},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testDeleteSubjectAndRegister:
+// RestApiTest.testDeleteSubjectAndRegister, registering after a subject's
+// soft delete keeps the ids and continues the version numbers.
+func TestConfluentRestApiTest_testDeleteSubjectAndRegister(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "DELETE", path: "/subjects/test", json: `[1,2]`},
+	}...)
+	steps = append(steps, registerTwo("test")...)
+	steps = append(steps, step{method: "GET", path: "/subjects/test/versions", json: `[3,4]`})
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiModeTest_testClearMode: RestApiModeTest.testClearMode,
+// PUT /mode with a null mode clears it (the answer has no mode) and the
+// global mode reads READWRITE again; an absent mode does the same, on a
+// subject too, and clearing a mode never set is no error.
+func TestConfluentRestApiModeTest_testClearMode(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/mode", body: `{"mode":"READONLY"}`, json: `{"mode":"READONLY"}`},
+		{method: "PUT", path: "/mode", body: `{"mode":null}`, json: `{}`},
+		{method: "GET", path: "/mode", json: `{"mode":"READWRITE"}`},
+		{method: "PUT", path: "/mode/s", body: `{"mode":"READONLY"}`, json: `{"mode":"READONLY"}`},
+		{method: "PUT", path: "/mode/s", body: `{}`, json: `{}`},
+		{method: "GET", path: "/mode/s", status: 404, code: 40409},
+		{method: "PUT", path: "/mode/s", body: `{"mode":null}`, json: `{}`},
+		{method: "PUT", path: "/mode", body: `{"mode":""}`, status: 422, code: 42204},
+	})
+}
