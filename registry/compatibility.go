@@ -27,10 +27,10 @@ type CompatibilityResult struct {
 // against every live version the subject's effective level requires, as
 // register does; otherwise against that one version (Latest for
 // "latest"), in the level's directions. A subject with no live versions is
-// compatible when version is 0.
+// compatible when version is 0 or Latest.
 //
-// Errors: 40402 unknown version, or any version of an unknown subject
-// (Confluent's answer); 42201 invalid schema, type or reference; 42285
+// Errors: 40402 unknown version, or any numbered version of an unknown
+// subject (Confluent's answer); 42201 invalid schema, type or reference; 42285
 // compatibility not decided within the comparison's bounds.
 func (s *Service) CheckCompatibility(ctx context.Context, subject string, version int, req RegisterRequest) (CompatibilityResult, error) {
 	f, err := s.checkRequest(&req)
@@ -53,10 +53,17 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 		against := lv
 		if version != 0 {
 			v, ok := findVersion(lv, version, false)
-			if !ok {
+			switch {
+			case ok:
+				against = []SubjectVersion{v}
+			case version == Latest:
+				// No live version: compatible, as Confluent's
+				// CompatibilityResource answers "latest"
+				// (RestApiTest.testCompatibilityNonExistentSubject).
+				against = nil
+			default:
 				return errVersionNotFound(subject, version)
 			}
-			against = []SubjectVersion{v}
 		}
 		cfg, err := effectiveConfig(ctx, tx, subject)
 		if err != nil {

@@ -273,3 +273,224 @@ func TestConfluentRestApiModeTest_testClearMode(t *testing.T) {
 		{method: "PUT", path: "/mode", body: `{"mode":""}`, status: 422, code: 42204},
 	})
 }
+
+// TestConfluentRestApiTest_testConfigDefaults: RestApiTest.testConfigDefaults,
+// the global compatibility reads its default (BACKWARD, Confluent's own
+// default; its test instance is started with NONE) and then what was set.
+func TestConfluentRestApiTest_testConfigDefaults(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"BACKWARD"`}},
+		{method: "PUT", path: "/config", body: `{"compatibility":"FORWARD"}`, json: `{"compatibility":"FORWARD"}`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"FORWARD"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testNonExistentSubjectConfigChange:
+// RestApiTest.testNonExistentSubjectConfigChange, a subject without
+// versions takes a config, and reads it back.
+func TestConfluentRestApiTest_testNonExistentSubjectConfigChange(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"FORWARD"}`, json: `{"compatibility":"FORWARD"}`},
+		{method: "GET", path: "/config/testSubject", contains: []string{`"compatibilityLevel":"FORWARD"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testSubjectConfigChange:
+// RestApiTest.testSubjectConfigChange, a subject's config leaves the global
+// one as it was, and once deleted the subject reads the global one with
+// defaultToGlobal=true.
+func TestConfluentRestApiTest_testSubjectConfigChange(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"compatibility":"NONE"}`},
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"FORWARD"}`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"NONE"`}},
+		{method: "GET", path: "/config/testSubject", contains: []string{`"compatibilityLevel":"FORWARD"`}},
+		{method: "DELETE", path: "/config/testSubject", contains: []string{`"FORWARD"`}},
+		{method: "GET", path: "/config/testSubject?defaultToGlobal=true", contains: []string{`"compatibilityLevel":"NONE"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testGlobalConfigChange:
+// RestApiTest.testGlobalConfigChange, the global config changes twice and
+// a delete puts the default back.
+func TestConfluentRestApiTest_testGlobalConfigChange(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"compatibility":"FORWARD"}`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"FORWARD"`}},
+		{method: "PUT", path: "/config", body: `{"compatibility":"BACKWARD"}`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"BACKWARD"`}},
+		{method: "PUT", path: "/config", body: `{"compatibility":"FULL"}`},
+		{method: "DELETE", path: "/config", contains: []string{`"FULL"`}},
+		{method: "GET", path: "/config?defaultToGlobal=true", contains: []string{`"compatibilityLevel":"BACKWARD"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testGetConfigNonExistentSubject:
+// RestApiTest.testGetConfigNonExistentSubject, a subject without its own
+// config is 40408.
+func TestConfluentRestApiTest_testGetConfigNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/config/non-existent-subject", status: 404, code: 40408},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSchemaNonExistingId:
+// RestApiTest.testGetSchemaNonExistingId, 40403.
+func TestConfluentRestApiTest_testGetSchemaNonExistingId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/schemas/ids/100", status: 404, code: 40403},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSchemaWithFetchMaxId:
+// RestApiTest.testGetSchemaWithFetchMaxId, maxId is answered only when
+// fetchMaxId=true asks for it.
+func TestConfluentRestApiTest_testGetSchemaWithFetchMaxId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/subject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/subject/versions", body: schemaBody(cfV3), json: `{"id":3}`},
+		{method: "GET", path: "/schemas/ids/1", notContains: []string{`maxId`}},
+		{method: "GET", path: "/schemas/ids/1?fetchMaxId=true", contains: []string{`"maxId":3`}},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSchemaTypes: RestApiTest.testGetSchemaTypes,
+// a server with every format answers the three types.
+func TestConfluentRestApiTest_testGetSchemaTypes(t *testing.T) {
+	newEnvFormats(t, allFormats).run([]step{
+		{method: "GET", path: "/schemas/types", contains: []string{`"AVRO"`, `"JSON"`, `"PROTOBUF"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testListVersionsNonExistingSubject:
+// RestApiTest.testListVersionsNonExistingSubject, 40401.
+func TestConfluentRestApiTest_testListVersionsNonExistingSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/subjects/Invalid/versions", status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testGetVersionNonExistentSubject:
+// RestApiTest.testGetVersionNonExistentSubject, 40401.
+func TestConfluentRestApiTest_testGetVersionNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/subjects/non-existing-subject/versions/1", status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testGetNonExistingVersion:
+// RestApiTest.testGetNonExistingVersion, 40402.
+func TestConfluentRestApiTest_testGetNonExistingVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions/200", status: 404, code: 40402},
+	})
+}
+
+// TestConfluentRestApiTest_testGetInvalidVersion:
+// RestApiTest.testGetInvalidVersion, version 0 is 42202.
+func TestConfluentRestApiTest_testGetInvalidVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions/0", status: 422, code: 42202},
+	})
+}
+
+// TestConfluentRestApiTest_testLookUpSchemaUnderNonExistentSubject:
+// RestApiTest.testLookUpSchemaUnderNonExistentSubject, 40401.
+func TestConfluentRestApiTest_testLookUpSchemaUnderNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/non-existent-subject", body: schemaBody(cfV1), status: 404, code: 40401},
+	})
+}
+
+// TestConfluentRestApiTest_testLookUpNonExistentSchemaUnderSubject:
+// RestApiTest.testLookUpNonExistentSchemaUnderSubject, 40403.
+func TestConfluentRestApiTest_testLookUpNonExistentSchemaUnderSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "PUT", path: "/config/test", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/test", body: schemaBody(cfV2), status: 404, code: 40403},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSubjectsAssociatedWithSchemaId:
+// RestApiTest.testGetSubjectsAssociatedWithSchemaId, /schemas/ids/{id}/subjects
+// drops a soft-deleted subject version unless deleted=true, and pages with
+// offset and limit.
+func TestConfluentRestApiTest_testGetSubjectsAssociatedWithSchemaId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testTopic1/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testTopic2/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/schemas/ids/1/subjects", json: `["testTopic1","testTopic2"]`},
+		{method: "DELETE", path: "/subjects/testTopic2/versions/1", json: `1`},
+		{method: "GET", path: "/schemas/ids/1/subjects", json: `["testTopic1"]`},
+		{method: "GET", path: "/schemas/ids/1/subjects?offset=1&limit=1", json: `[]`},
+		{method: "GET", path: "/schemas/ids/1/subjects?deleted=true", json: `["testTopic1","testTopic2"]`},
+		{method: "GET", path: "/schemas/ids/1/subjects?deleted=true&offset=1&limit=0", json: `["testTopic2"]`},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSubjectsAssociatedWithNotFoundSchemaId:
+// RestApiTest.testGetSubjectsAssociatedWithNotFoundSchemaId, 40403.
+func TestConfluentRestApiTest_testGetSubjectsAssociatedWithNotFoundSchemaId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/schemas/ids/1/subjects", status: 404, code: 40403},
+	})
+}
+
+// TestConfluentRestApiTest_testGetVersionsAssociatedWithSchemaId:
+// RestApiTest.testGetVersionsAssociatedWithSchemaId, as the subjects list
+// for /schemas/ids/{id}/versions.
+func TestConfluentRestApiTest_testGetVersionsAssociatedWithSchemaId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testTopic1/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testTopic2/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/schemas/ids/1/versions", json: `[{"subject":"testTopic1","version":1},{"subject":"testTopic2","version":1}]`},
+		{method: "DELETE", path: "/subjects/testTopic2/versions/1", json: `1`},
+		{method: "GET", path: "/schemas/ids/1/versions", json: `[{"subject":"testTopic1","version":1}]`},
+		{method: "GET", path: "/schemas/ids/1/versions?offset=1&limit=1", json: `[]`},
+		{method: "GET", path: "/schemas/ids/1/versions?deleted=true", json: `[{"subject":"testTopic1","version":1},{"subject":"testTopic2","version":1}]`},
+		{method: "GET", path: "/schemas/ids/1/versions?deleted=true&offset=1&limit=1", json: `[{"subject":"testTopic2","version":1}]`},
+	})
+}
+
+// TestConfluentRestApiTest_testCompatibilityNonExistentSubject:
+// RestApiTest.testCompatibilityNonExistentSubject, a schema is compatible
+// with a subject that has no versions, against latest or all versions.
+func TestConfluentRestApiTest_testCompatibilityNonExistentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/compatibility/subjects/non-existent-subject/versions/latest", body: schemaBody(cfV1), contains: []string{`"is_compatible":true`}},
+		{method: "POST", path: "/compatibility/subjects/non-existent-subject/versions", body: schemaBody(cfV1), contains: []string{`"is_compatible":true`}},
+	})
+}
+
+// TestConfluentRestApiTest_testCompatibilityNonExistentVersion:
+// RestApiTest.testCompatibilityNonExistentVersion, 40402.
+func TestConfluentRestApiTest_testCompatibilityNonExistentVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/compatibility/subjects/test/versions/100", body: schemaBody(cfV1), status: 404, code: 40402},
+	})
+}
+
+// TestConfluentRestApiTest_testCompatibilityInvalidVersion:
+// RestApiTest.testCompatibilityInvalidVersion, a version that is no number
+// nor "latest" is 42202.
+func TestConfluentRestApiTest_testCompatibilityInvalidVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/compatibility/subjects/test/versions/earliest", body: schemaBody(cfV1), status: 422, code: 42202},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterWithAndWithoutMetadata:
+// RestApiTest.testRegisterWithAndWithoutMetadata, a schema registered with
+// metadata and then without answers the same id.
+func TestConfluentRestApiTest_testRegisterWithAndWithoutMetadata(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1, `"metadata":{"properties":{"application.version":"2"}}`), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+	})
+}
