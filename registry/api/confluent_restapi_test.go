@@ -494,3 +494,139 @@ func TestConfluentRestApiTest_testRegisterWithAndWithoutMetadata(t *testing.T) {
 		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
 	})
 }
+
+// TestConfluentRestApiTest_testRegisterSameSchemaOnDifferentSubject:
+// RestApiTest.testRegisterSameSchemaOnDifferentSubject, one schema under
+// two subjects has one id.
+func TestConfluentRestApiTest_testRegisterSameSchemaOnDifferentSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject2/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterBadDefault:
+// RestApiTest.testRegisterBadDefault, a string field with a null default
+// is an invalid schema (42201) for a compatibility check and a
+// registration.
+func TestConfluentRestApiTest_testRegisterBadDefault(t *testing.T) {
+	bad := `{"type":"record","name":"myrecord","fields":[{"type":"string","default":null,"name":"f"}]}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(bad), status: 422, code: 42201},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(bad), status: 422, code: 42201},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterInvalidSchemaBadType:
+// RestApiTest.testRegisterInvalidSchemaBadType, an unknown field type is
+// 42201 and the message names it.
+func TestConfluentRestApiTest_testRegisterInvalidSchemaBadType(t *testing.T) {
+	bad := `{"type":"record","name":"myrecord","fields":[{"type":"str","name":"field1"}]}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(bad), status: 422, code: 42201, contains: []string{"str"}},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterInvalidSchemaBadReference:
+// RestApiTest.testRegisterInvalidSchemaBadReference, a reference to a
+// subject that does not exist is 42201.
+func TestConfluentRestApiTest_testRegisterInvalidSchemaBadReference(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1, `"references":[{"name":"invalid.schema","subject":"badSubject","version":1}]`), status: 422, code: 42201},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterDiffSchemaType:
+// RestApiTest.testRegisterDiffSchemaType, under NONE a subject takes
+// another schema type, checked compatible against latest first.
+func TestConfluentRestApiTest_testRegisterDiffSchemaType(t *testing.T) {
+	newEnvFormats(t, allFormats).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: typed("JSON", jsonAddress), contains: []string{`"is_compatible":true`}},
+		{method: "POST", path: "/subjects/testSubject/versions", body: typed("JSON", jsonAddress), json: `{"id":2}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: typed("PROTOBUF", protoAB), contains: []string{`"is_compatible":true`}},
+		{method: "POST", path: "/subjects/testSubject/versions", body: typed("PROTOBUF", protoAB), json: `{"id":3}`},
+	})
+}
+
+// TestConfluentRestApiTest_testImportDifferentSchemaOnSameID:
+// RestApiTest.testImportDifferentSchemaOnSameID, in IMPORT mode an id that
+// holds one schema is refused for another (42205), in the same subject or
+// another.
+func TestConfluentRestApiTest_testImportDifferentSchemaOnSameID(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/mode", body: `{"mode":"IMPORT"}`},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1, `"version":1`, `"id":1`), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV2, `"version":2`, `"id":1`), status: 422, code: 42205},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1, `"version":1`, `"id":1`), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject2/versions", body: schemaBody(cfV2, `"version":1`, `"id":1`), status: 422, code: 42205},
+	})
+}
+
+// TestConfluentRestApiTest_testImportSameSchemaDifferentVersion:
+// RestApiTest.testImportSameSchemaDifferentVersion, in IMPORT mode one
+// schema and id import as two versions of a subject, and again as the
+// first.
+func TestConfluentRestApiTest_testImportSameSchemaDifferentVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/mode", body: `{"mode":"IMPORT"}`},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1, `"version":1`, `"id":1`), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1, `"version":2`, `"id":1`), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/subject1/versions", body: schemaBody(cfV1, `"version":1`, `"id":1`), json: `{"id":1}`},
+	})
+}
+
+// TestConfluentRestApiTest_testSubjectCompatibilityAfterDeletingAllVersions:
+// RestApiTest.testSubjectCompatibilityAfterDeletingAllVersions, deleting
+// versions leaves the global config as it was (and the subject's while a
+// version is live).
+func TestConfluentRestApiTest_testSubjectCompatibilityAfterDeletingAllVersions(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"compatibility":"FULL"}`},
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"BACKWARD"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+		{method: "DELETE", path: "/subjects/testSubject/versions/1", json: `1`},
+		{method: "GET", path: "/config/testSubject", contains: []string{`"compatibilityLevel":"BACKWARD"`}},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"FULL"`}},
+		{method: "DELETE", path: "/subjects/testSubject/versions/2", json: `2`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"FULL"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testSubjectCompatibilityAfterDeletingSubject:
+// RestApiTest.testSubjectCompatibilityAfterDeletingSubject, deleting the
+// subject leaves the global config as it was.
+func TestConfluentRestApiTest_testSubjectCompatibilityAfterDeletingSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"compatibility":"FULL"}`},
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"BACKWARD"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV2), json: `{"id":2}`},
+		{method: "DELETE", path: "/subjects/testSubject", json: `[1,2]`},
+		{method: "GET", path: "/config", contains: []string{`"compatibilityLevel":"FULL"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testGlobalMode: RestApiTest.testGlobalMode, the
+// default global mode is READWRITE, a subject without its own mode is
+// 40409 unless defaultToGlobal, a subject's mode overrides the global one
+// until deleted, and a global READONLY_OVERRIDE overrides the subject's
+// and refuses registrations (42205).
+func TestConfluentRestApiTest_testGlobalMode(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/mode", json: `{"mode":"READWRITE"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/mode/testSubject", status: 404, code: 40409},
+		{method: "GET", path: "/mode/testSubject?defaultToGlobal=true", json: `{"mode":"READWRITE"}`},
+		{method: "PUT", path: "/mode", body: `{"mode":"READONLY"}`},
+		{method: "PUT", path: "/mode/testSubject", body: `{"mode":"READWRITE"}`},
+		{method: "GET", path: "/mode/testSubject", json: `{"mode":"READWRITE"}`},
+		{method: "DELETE", path: "/mode/testSubject", json: `{"mode":"READWRITE"}`},
+		{method: "GET", path: "/mode/testSubject?defaultToGlobal=true", json: `{"mode":"READONLY"}`},
+		{method: "PUT", path: "/mode", body: `{"mode":"READONLY_OVERRIDE"}`},
+		{method: "GET", path: "/mode/testSubject?defaultToGlobal=true", json: `{"mode":"READONLY_OVERRIDE"}`},
+		{method: "POST", path: "/subjects/testSubject2/versions", body: schemaBody(cfV1), status: 422, code: 42205},
+	})
+}
