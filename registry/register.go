@@ -746,6 +746,47 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 			return versions[i], st, true, nil
 		}
 	}
+	return s.matchInlined(ctx, tx, cand, versions, noContract)
+}
+
+// matchInlined finds the version whose stored schema has references and,
+// with its referenced types written inline (Resolved), is cand, which has
+// none: an Avro schema generated from a class, which Confluent's
+// serializers look up with no references, is the version registered with
+// them, as Confluent's lookUpSchemaUnderSubject compares the two deeply
+// (RestApiTest.testSchemaReferences). Unless noContract, the metadata and
+// ruleSet must be cand's too.
+func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, noContract bool) (SubjectVersion, Schema, bool, error) {
+	if len(cand.schema.References) != 0 {
+		return SubjectVersion{}, Schema{}, false, nil
+	}
+	f, err := s.format(cand.schema.Type)
+	if err != nil {
+		return SubjectVersion{}, Schema{}, false, nil
+	}
+	want := cand.parsed.Canonical()
+	for i := len(versions) - 1; i >= 0; i-- {
+		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		if st.Type != cand.schema.Type || len(st.References) == 0 ||
+			(!noContract && (!bytes.Equal(st.Metadata, cand.schema.Metadata) || !bytes.Equal(st.RuleSet, cand.schema.RuleSet))) {
+			continue
+		}
+		p, err := s.parseStored(ctx, tx, st)
+		if err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		}
+		res, ok := p.(resolver)
+		if !ok {
+			continue
+		}
+		rp, err := f.Parse(res.Resolved(), nil)
+		if err == nil && rp.Canonical() == want {
+			return versions[i], st, true, nil
+		}
+	}
 	return SubjectVersion{}, Schema{}, false, nil
 }
 

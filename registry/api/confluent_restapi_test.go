@@ -630,3 +630,61 @@ func TestConfluentRestApiTest_testGlobalMode(t *testing.T) {
 		{method: "POST", path: "/subjects/testSubject2/versions", body: schemaBody(cfV1), status: 422, code: 42205},
 	})
 }
+
+// A schema referenced by name (cfSub) and its referrer (cfReferrer); cfInline
+// is the referrer with the referenced type written inline.
+const (
+	cfSub      = `{"type":"record","name":"Subrecord","namespace":"otherns","fields":[{"name":"n","type":"string"}]}`
+	cfReferrer = `{"type":"record","name":"MyRecord","namespace":"ns","fields":[{"name":"sub","type":"otherns.Subrecord"}]}`
+	cfInline   = `{"type":"record","name":"MyRecord","namespace":"ns","fields":[{"name":"sub","type":{"type":"record","name":"Subrecord","namespace":"otherns","fields":[{"name":"n","type":"string"}]}}]}`
+	cfRef      = `"references":[{"name":"otherns.Subrecord","subject":"my_reference","version":1}]`
+)
+
+// schemaReferencesSteps is Confluent's testSchemaReferencesInContext in the
+// default context: a referrer reads back with its reference, referencedby
+// names it, a lookup of the referrer with the referenced type inline and
+// no references finds it, the referenced version cannot be deleted while referred to
+// (42206), and can once the referrer is (soft) deleted.
+func schemaReferencesSteps() []step {
+	return []step{
+		{method: "POST", path: "/subjects/my_reference/versions", body: schemaBody(cfSub), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/my_referrer/versions", body: schemaBody(cfReferrer, cfRef), json: `{"id":2}`},
+		{method: "GET", path: "/schemas/ids/2?subject=my_referrer", contains: []string{`"references":[{"name":"otherns.Subrecord","subject":"my_reference","version":1}]`}},
+		{method: "GET", path: "/subjects/my_reference/versions/1/referencedby", json: `[2]`},
+		{method: "POST", path: "/subjects/my_referrer", body: schemaBody(cfReferrer, cfRef), contains: []string{`"id":2`}},
+		// The referrer with the referenced type inline and no references
+		// (as a serializer generates it from a class) is the same version.
+		{method: "POST", path: "/subjects/my_referrer", body: schemaBody(cfInline), contains: []string{`"id":2`, `"version":1`}},
+		{method: "POST", path: "/subjects/my_referrer/versions", body: schemaBody(cfInline), json: `{"id":2}`},
+		{method: "GET", path: "/subjects/my_referrer/versions", json: `[1]`},
+		{method: "DELETE", path: "/subjects/my_reference/versions/1", status: 422, code: 42206},
+		{method: "DELETE", path: "/subjects/my_referrer/versions/1", json: `1`},
+		{method: "GET", path: "/subjects/my_reference/versions/1/referencedby", json: `[]`},
+		{method: "GET", path: "/subjects/my_reference/versions/1/referencedby?offset=0&limit=1", json: `[]`},
+		{method: "DELETE", path: "/subjects/my_reference/versions/1", json: `1`},
+	}
+}
+
+// TestConfluentRestApiTest_testSchemaReferences:
+// RestApiTest.testSchemaReferences (testSchemaReferencesInContext in the
+// default context).
+func TestConfluentRestApiTest_testSchemaReferences(t *testing.T) {
+	newEnv(t).run(schemaReferencesSteps())
+}
+
+// TestConfluentRestApiTest_testDeleteAndCreateWithDanglingReference:
+// RestApiTest.testDeleteAndCreateWithDanglingReference, a reference to a
+// soft-deleted version is dangling (42201), referencedby with deleted=true
+// still names the soft-deleted referrer, and after both are deleted
+// permanently the reference is still refused.
+func TestConfluentRestApiTest_testDeleteAndCreateWithDanglingReference(t *testing.T) {
+	steps := schemaReferencesSteps()
+	steps = append(steps, []step{
+		{method: "POST", path: "/subjects/my_referrer/versions", body: schemaBody(cfReferrer, cfRef), status: 422, code: 42201},
+		{method: "GET", path: "/subjects/my_reference/versions/1/referencedby?deleted=true", json: `[2]`},
+		{method: "DELETE", path: "/subjects/my_referrer/versions/1?permanent=true", json: `1`},
+		{method: "DELETE", path: "/subjects/my_reference/versions/1?permanent=true", json: `1`},
+		{method: "POST", path: "/subjects/my_referrer/versions", body: schemaBody(cfReferrer, cfRef), status: 422, code: 42201},
+	}...)
+	newEnv(t).run(steps)
+}
