@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"container/list"
+	"crypto/sha256"
 	"io"
 	"net/http"
 	"sync"
@@ -13,12 +14,14 @@ import (
 const DefaultCacheBytes = 64 << 20
 
 // maxViewedBody is the largest lookup request body whose answer the view
-// keeps (the body is part of the key).
+// keeps (the body's SHA-256 is part of the key).
 const maxViewedBody = 256 << 10
 
 // view keeps encoded 200 answers of the read paths (latest and numbered
 // versions, version lists, /subjects, lookups, config and mode) keyed by
-// method, path, query and (for a lookup) body, each tagged with the
+// method, path, query and (for a lookup) the SHA-256 of the body (a
+// collision-resistant hash, so two different bodies never share a key,
+// without copying and hashing a large body into the map key), each tagged with the
 // Service's write generation when its read began. An answer is served only
 // while the generation is unchanged, so it is exact: any write through the
 // Service moves the generation before it is acknowledged
@@ -96,14 +99,15 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 		}
 		key := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
 		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, maxViewedBody+1))
+			body, err := readBody(r, maxViewedBody+1)
 			if err != nil || len(body) > maxViewedBody {
 				r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 				h(w, r)
 				return
 			}
 			r.Body = readCloser{bytes.NewReader(body), r.Body}
-			key += "\x00" + r.Header.Get(acceptUnknownHeader) + "\x00" + string(body)
+			sum := sha256.Sum256(body)
+			key += "\x00" + r.Header.Get(acceptUnknownHeader) + "\x00" + string(sum[:])
 		}
 		if body, ok := s.view.get(key, gen); ok {
 			writeRaw(w, http.StatusOK, body)
@@ -115,6 +119,25 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 			s.view.put(key, gen, rec.body.Bytes())
 		}
 	}
+}
+
+// readBody reads at most limit bytes of r's body, sized by its
+// Content-Length when that is known so the buffer is not regrown.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	if n := r.ContentLength; n >= 0 && n < limit {
+		buf := make([]byte, n, n+1)
+		m, err := io.ReadFull(r.Body, buf)
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return buf[:m], nil
+		}
+		if err != nil {
+			return buf[:m], err
+		}
+		// A body longer than its Content-Length: read what remains, bounded.
+		rest, err := io.ReadAll(io.LimitReader(r.Body, limit-n))
+		return append(buf, rest...), err
+	}
+	return io.ReadAll(io.LimitReader(r.Body, limit))
 }
 
 type readCloser struct {
