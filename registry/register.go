@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/charter-dev/charter/action/gate"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
@@ -125,6 +126,7 @@ func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req 
 	text, alt := p.Canonical(), p.Normalized()
 	if normalize {
 		text, alt = alt, text
+		refs = normalizedReferences(refs)
 	}
 	meta, rules := compactJSON(req.Metadata), compactJSON(req.RuleSet)
 	st := Schema{
@@ -140,6 +142,30 @@ func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req 
 		schema:         st,
 		altFingerprint: Fingerprint(st.Type, alt, refs, meta, rules),
 	}, nil
+}
+
+// normalizedReferences returns refs sorted by subject, then version (the
+// order kept among equals), without repeats, as Confluent's
+// AvroSchema.normalize sorts them (RestApiTest.testSchemaNormalization).
+func normalizedReferences(refs []Reference) []Reference {
+	if len(refs) < 2 {
+		return refs
+	}
+	out := make([]Reference, 0, len(refs))
+	seen := make(map[Reference]bool, len(refs))
+	for _, r := range refs {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Subject != out[j].Subject {
+			return out[i].Subject < out[j].Subject
+		}
+		return out[i].Version < out[j].Version
+	})
+	return out
 }
 
 // withContract returns cand with metadata and ruleSet replaced (compacted)
@@ -746,7 +772,7 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 			return versions[i], st, true, nil
 		}
 	}
-	return s.matchInlined(ctx, tx, cand, versions, noContract)
+	return s.matchInlined(ctx, tx, cand, versions, noContract, normalize)
 }
 
 // matchInlined finds the version whose stored schema has references and,
@@ -755,8 +781,8 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 // serializers look up with no references, is the version registered with
 // them, as Confluent's lookUpSchemaUnderSubject compares the two deeply
 // (RestApiTest.testSchemaReferences). Unless noContract, the metadata and
-// ruleSet must be cand's too.
-func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, noContract bool) (SubjectVersion, Schema, bool, error) {
+// ruleSet must be cand's too; with normalize both are compared normalized.
+func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, noContract, normalize bool) (SubjectVersion, Schema, bool, error) {
 	if len(cand.schema.References) != 0 {
 		return SubjectVersion{}, Schema{}, false, nil
 	}
@@ -764,7 +790,11 @@ func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versi
 	if err != nil {
 		return SubjectVersion{}, Schema{}, false, nil
 	}
-	want := cand.parsed.Canonical()
+	form := compat.Schema.Canonical
+	if normalize {
+		form = compat.Schema.Normalized
+	}
+	want := form(cand.parsed)
 	for i := len(versions) - 1; i >= 0; i-- {
 		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
 		if err != nil {
@@ -783,7 +813,7 @@ func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versi
 			continue
 		}
 		rp, err := f.Parse(res.Resolved(), nil)
-		if err == nil && rp.Canonical() == want {
+		if err == nil && form(rp) == want {
 			return versions[i], st, true, nil
 		}
 	}

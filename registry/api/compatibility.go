@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/charter-dev/charter/registry/srerr"
+)
 
 // compatibilityResponse is Confluent's CompatibilityCheckResponse;
 // messages only with verbose=true and an incompatible schema.
@@ -27,6 +31,13 @@ func (s *server) checkCompatibility(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.svc.CheckCompatibility(r.Context(), r.PathValue("subject"), v, req.toService(r))
+	if code, _, msg := srerr.Code(err); err != nil && code == srerr.ErrInvalidSchema.Code && boolParam(r, "verbose") {
+		// An invalid schema is a verbose check's message, not an error, as
+		// Confluent's CompatibilityResource answers it
+		// (RestApiTest.testSchemaNormalization).
+		writeJSON(w, http.StatusOK, compatibilityResponse{IsCompatible: false, Messages: []string{msg}})
+		return
+	}
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

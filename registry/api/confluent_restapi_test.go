@@ -688,3 +688,29 @@ func TestConfluentRestApiTest_testDeleteAndCreateWithDanglingReference(t *testin
 	}...)
 	newEnv(t).run(steps)
 }
+
+// TestConfluentRestApiTest_testSchemaNormalization:
+// RestApiTest.testSchemaNormalization, with normalize=true a lookup finds
+// the version written another way (a type as an object, custom property
+// keys in another order, references in another order) and the version
+// with its referenced types inline; an invalid default is 42201 for a
+// registration, and a verbose compatibility check answers it as a message.
+func TestConfluentRestApiTest_testSchemaNormalization(t *testing.T) {
+	ref1 := `{"type":"record","name":"Subrecord1","namespace":"otherns","fields":[{"name":"field1","type":"string"}]}`
+	ref2 := `{"type":"record","name":"Subrecord2","namespace":"otherns","fields":[{"name":"field2","type":"string"}]}`
+	refs12 := `"references":[{"name":"otherns.Subrecord1","subject":"ref1","version":1},{"name":"otherns.Subrecord2","subject":"ref2","version":1}]`
+	refs21 := `"references":[{"name":"otherns.Subrecord2","subject":"ref2","version":1},{"name":"otherns.Subrecord1","subject":"ref1","version":1}]`
+	s1 := `{"type":"record","name":"myrecord","fields":[{"type":{"type":"int"},"name":"field0"},{"name":"field1","type":"otherns.Subrecord1"},{"name":"field2","type":"otherns.Subrecord2"}],"extraMetadata":{"a":1,"b":2}}`
+	s2 := `{"type":"record","name":"myrecord","fields":[{"type":"int","name":"field0"},{"name":"field1","type":"otherns.Subrecord1"},{"name":"field2","type":"otherns.Subrecord2"}],"extraMetadata":{"b":2,"a":1}}`
+	inline := `{"type":"record","name":"myrecord","fields":[{"name":"field0","type":"int"},{"name":"field1","type":` + ref1 + `},{"name":"field2","type":` + ref2 + `}],"extraMetadata":{"b":2,"a":1}}`
+	bad := `{"namespace":"namespace","type":"record","name":"test","fields":[{"name":"string_default","type":"string","default":null}]}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/ref1/versions", body: schemaBody(ref1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/ref2/versions", body: schemaBody(ref2), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/testSubject1/versions?normalize=true", body: schemaBody(s1, refs12), json: `{"id":3}`},
+		{method: "POST", path: "/subjects/testSubject1?normalize=true", body: schemaBody(s2, refs21), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/testSubject1?normalize=true", body: schemaBody(inline), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/testSubject1/versions?normalize=true", body: schemaBody(bad), status: 422, code: 42201},
+		{method: "POST", path: "/compatibility/subjects/testSubject1/versions?normalize=true&verbose=true", body: schemaBody(bad), contains: []string{`"is_compatible":false`, `Invalid schema`}},
+	})
+}
