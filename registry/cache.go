@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"sync"
@@ -10,52 +11,99 @@ import (
 )
 
 // parsedCache keeps parsed schemas by schema ID. Schemas are immutable once
-// stored, so an entry never goes stale; the cache only bounds memory. When
-// full it drops an arbitrary half (Go map iteration order), which is cheap
-// and good enough for a working set that fits most of the time.
+// stored, so an entry never goes stale; the cache only bounds memory: by
+// count (WithParsedCacheSize) and by estimated bytes (WithParsedCacheBytes),
+// evicting the least recently used schema first once either is passed. An
+// entry's bytes are estimated from its canonical text
+// (parsedBytesPerTextByte per byte plus parsedEntryOverhead); one schema
+// larger than the whole byte budget is not kept.
 type parsedCache struct {
-	mu  sync.RWMutex
-	max int
-	m   map[int64]compat.Schema
+	mu     sync.Mutex
+	max    int // entries
+	budget int // estimated bytes
+	used   int
+	lru    *list.List // of *parsedEntry, most recent first
+	m      map[int64]*list.Element
 }
 
-func newParsedCache(max int) *parsedCache {
-	return &parsedCache{max: max, m: make(map[int64]compat.Schema)}
+type parsedEntry struct {
+	id   int64
+	s    compat.Schema
+	size int
+}
+
+// parsedBytesPerTextByte is the measured ratio of a parsed schema's heap
+// bytes to its canonical text's length (TestParsedSizeFactor measures it on
+// a growing Avro record and a JSON Schema object: 32-37 heap bytes per byte
+// of text at 10 to 1,000 fields, rounded up here).
+const parsedBytesPerTextByte = 40
+
+// parsedEntryOverhead approximates an entry's bookkeeping bytes.
+const parsedEntryOverhead = 256
+
+func parsedSize(s compat.Schema) int {
+	return len(s.Canonical())*parsedBytesPerTextByte + parsedEntryOverhead
+}
+
+func newParsedCache(max, budget int) *parsedCache {
+	return &parsedCache{max: max, budget: budget, lru: list.New(), m: make(map[int64]*list.Element)}
 }
 
 func (c *parsedCache) get(id int64) (compat.Schema, bool) {
-	c.mu.RLock()
-	s, ok := c.m[id]
-	c.mu.RUnlock()
-	return s, ok
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[id]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*parsedEntry).s, true
 }
 
 func (c *parsedCache) put(id int64, s compat.Schema) {
+	size := parsedSize(s)
+	if size > c.budget {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		n := len(c.m) / 2
-		for k := range c.m {
-			if n == 0 {
-				break
-			}
-			delete(c.m, k)
-			n--
-		}
+	if el, ok := c.m[id]; ok {
+		c.removeLocked(el)
 	}
-	c.m[id] = s
+	c.m[id] = c.lru.PushFront(&parsedEntry{id: id, s: s, size: size})
+	c.used += size
+	for c.used > c.budget || len(c.m) > c.max {
+		c.removeLocked(c.lru.Back())
+	}
+}
+
+func (c *parsedCache) removeLocked(el *list.Element) {
+	e := c.lru.Remove(el).(*parsedEntry)
+	delete(c.m, e.id)
+	c.used -= e.size
 }
 
 func (c *parsedCache) remove(id int64) {
 	c.mu.Lock()
-	delete(c.m, id)
+	if el, ok := c.m[id]; ok {
+		c.removeLocked(el)
+	}
 	c.mu.Unlock()
 }
 
 func (c *parsedCache) clear() {
 	c.mu.Lock()
 	clear(c.m)
+	c.lru.Init()
+	c.used = 0
 	c.mu.Unlock()
+}
+
+// stats returns the entries and estimated bytes held.
+func (c *parsedCache) stats() (n, bytes int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m), c.used
 }
 
 // parseStored returns stored schema st parsed, from the cache when

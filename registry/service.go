@@ -26,6 +26,9 @@ const (
 	// DefaultParsedCacheSize is how many parsed schemas the Service keeps
 	// in memory, keyed by schema ID.
 	DefaultParsedCacheSize = 10_000
+	// DefaultParsedCacheBytes is the estimated byte budget of the parsed
+	// schemas the Service keeps in memory (128 MiB).
+	DefaultParsedCacheBytes = 128 << 20
 	// MaxSubjectLength is the longest subject name accepted, in bytes.
 	MaxSubjectLength = 4096
 )
@@ -117,7 +120,21 @@ func WithMaxSchemaSize(n int) Option {
 func WithParsedCacheSize(n int) Option {
 	return func(s *Service) {
 		if n > 0 {
-			s.parsed = newParsedCache(n)
+			s.parsed = newParsedCache(n, s.parsed.budget)
+		}
+	}
+}
+
+// WithParsedCacheBytes sets the estimated byte budget of the parsed
+// schemas kept in memory (default DefaultParsedCacheBytes), least recently
+// used evicted first. n < 0 keeps none; n == 0 keeps the default.
+func WithParsedCacheBytes(n int) Option {
+	return func(s *Service) {
+		switch {
+		case n < 0:
+			s.parsed = newParsedCache(s.parsed.max, 0)
+		case n > 0:
+			s.parsed = newParsedCache(s.parsed.max, n)
 		}
 	}
 }
@@ -130,7 +147,7 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 		formats:       make(map[compat.SchemaType]compat.Format, len(formats)),
 		log:           slog.Default(),
 		maxSchemaSize: DefaultMaxSchemaSize,
-		parsed:        newParsedCache(DefaultParsedCacheSize),
+		parsed:        newParsedCache(DefaultParsedCacheSize, DefaultParsedCacheBytes),
 		clock:         time.Now,
 	}
 	for _, f := range formats {

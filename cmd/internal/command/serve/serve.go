@@ -55,6 +55,9 @@ type Config struct {
 	LogFormat    string // text or json
 	MaxBodyBytes int64  // request body limit in bytes, > 0
 	MaxSchema    int    // schema text limit in bytes, > 0
+	// ParsedCacheBytes is the estimated byte budget of parsed schemas
+	// kept in memory (registry.WithParsedCacheBytes; negative: none).
+	ParsedCacheBytes int
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the HTTP
 	// server's (net/http.Server); zero takes the Default… value.
 	ReadHeaderTimeout time.Duration
@@ -197,6 +200,7 @@ which beats the default.`,
 	f.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes (> 0; larger bodies get 413)")
 	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes (> 0; larger schemas get 42209)")
+	f.IntVar(&cfg.ParsedCacheBytes, "parsed-cache-bytes", registry.DefaultParsedCacheBytes, "estimated byte budget of parsed schemas kept in memory for compatibility checks, least recently used evicted first; -1 keeps none")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", DefaultReadHeaderTimeout, "time a client has to send a request's headers")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", DefaultReadTimeout, "time a client has to send a whole request, body included")
 	f.DurationVar(&cfg.IdleTimeout, "idle-timeout", DefaultIdleTimeout, "time an idle keep-alive connection stays open")
@@ -274,7 +278,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	version, commit := buildinfo.Get()
-	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema))
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema), registry.WithParsedCacheBytes(cfg.ParsedCacheBytes))
 	apiOpts := api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,
