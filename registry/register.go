@@ -393,7 +393,11 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
 		return err
 	}
-	normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
+	// IMPORT stores a schema as sent: neither normalize=true nor the
+	// config's normalize applies, as in Confluent
+	// (RestApiTest.testNormalizeConfigFallbackNotAppliedInImportMode,
+	// testExplicitNormalizeIgnoredInImportMode).
+	normalize := r.mode != ModeImport && (req.Normalize || (cfg.Normalize != nil && *cfg.Normalize))
 	cand, err := s.newCandidate(ctx, tx, f, req, normalize)
 	if err != nil {
 		return err

@@ -714,3 +714,129 @@ func TestConfluentRestApiTest_testSchemaNormalization(t *testing.T) {
 		{method: "POST", path: "/compatibility/subjects/testSubject1/versions?normalize=true&verbose=true", body: schemaBody(bad), contains: []string{`"is_compatible":false`, `Invalid schema`}},
 	})
 }
+
+// TestConfluentRestApiTest_testRegisterInvalidSubject:
+// RestApiTest.testRegisterInvalidSubject, a subject with control
+// characters is 42208.
+func TestConfluentRestApiTest_testRegisterInvalidSubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/%0Dbad%0Asubject%09/versions", body: schemaBody(cfV1), status: 422, code: 42208},
+	})
+}
+
+// TestConfluentRestApiTest_testRegisterSchemaWithWildcardSubjectAllowedByDefault:
+// RestApiTest.testRegisterSchemaWithWildcardSubjectAllowedByDefault, "*"
+// is a subject like any other.
+func TestConfluentRestApiTest_testRegisterSchemaWithWildcardSubjectAllowedByDefault(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/*/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+	})
+}
+
+// TestConfluentRestApiTest_testGetVersion: RestApiTest.testGetVersion, each
+// version and latest read their schema.
+func TestConfluentRestApiTest_testGetVersion(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, []step{
+		{method: "GET", path: "/subjects/test/versions/1", contains: []string{`"version":1`, `"id":1`}},
+		{method: "GET", path: "/subjects/test/versions/2", contains: []string{`"version":2`, `"id":2`}},
+		{method: "GET", path: "/subjects/test/versions/latest", contains: []string{`"version":2`, `"id":2`}},
+	}...)
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testGetOnlySchemaById:
+// RestApiTest.testGetOnlySchemaById, /schemas/ids/{id}/schema is the text.
+func TestConfluentRestApiTest_testGetOnlySchemaById(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/schemas/ids/1/schema", json: cfV1},
+	})
+}
+
+// TestConfluentRestApiTest_testGetLatestVersionSchemaOnly:
+// RestApiTest.testGetLatestVersionSchemaOnly.
+func TestConfluentRestApiTest_testGetLatestVersionSchemaOnly(t *testing.T) {
+	steps := registerTwo("test")
+	steps = append(steps, step{method: "GET", path: "/subjects/test/versions/latest/schema", json: cfV2})
+	newEnv(t).run(steps)
+}
+
+// TestConfluentRestApiTest_testGetVersionSchemaOnly:
+// RestApiTest.testGetVersionSchemaOnly.
+func TestConfluentRestApiTest_testGetVersionSchemaOnly(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/test/versions/1/schema", json: cfV1},
+	})
+}
+
+// TestConfluentRestApiTest_testBad: RestApiTest.testBad, no subjects at
+// first, an invalid schema and a reference to an unknown subject are 42201,
+// and neither leaves a subject behind.
+func TestConfluentRestApiTest_testBad(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/subjects", json: `[]`},
+		{method: "POST", path: "/subjects/testTopic1/versions", body: schemaBody(`{"type":"record","name":"x","fields":[{"name":"f","type":"nope"}]}`), status: 422, code: 42201},
+		{method: "POST", path: "/subjects/testTopic1/versions", body: schemaBody(cfV1, `"references":[{"name":"bad","subject":"bad","version":100}]`), status: 422, code: 42201},
+		{method: "GET", path: "/subjects", json: `[]`},
+	})
+}
+
+// TestConfluentRestApiTest_testGetClusterId: RestApiTest.testGetClusterId,
+// /v1/metadata/id answers an id with a scope of an empty path and
+// clusters. The id is "charter", not the "" of Confluent's test instance
+// (Confluent answers its Kafka cluster's id; Charter has none; see the
+// README's differences).
+func TestConfluentRestApiTest_testGetClusterId(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/v1/metadata/id", contains: []string{`"id":"charter"`, `"path":[]`, `"clusters":`}},
+	})
+}
+
+// TestConfluentRestApiTest_testGetSchemaRegistryServerVersion:
+// RestApiTest.testGetSchemaRegistryServerVersion, /v1/metadata/version
+// answers the server's version and commit.
+func TestConfluentRestApiTest_testGetSchemaRegistryServerVersion(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/v1/metadata/version", contains: []string{`"version":"v-test"`, `"commitId":"abc123"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testNormalizeConfigFallbackAppliedOutsideImportMode:
+// RestApiTest.testNormalizeConfigFallbackAppliedOutsideImportMode, a
+// subject whose config sets normalize stores a registration normalized.
+func TestConfluentRestApiTest_testNormalizeConfigFallbackAppliedOutsideImportMode(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"normalize":true}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfProps), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/testSubject/versions/1/schema", notContains: []string{`"zprop":"z","aprop":"a"`}},
+	})
+}
+
+// cfProps has custom properties out of order: normalize sorts them.
+const cfProps = `{"type":"record","name":"myrecord","fields":[{"type":"string","name":"field1","zprop":"z","aprop":"a"}]}`
+
+// TestConfluentRestApiTest_testNormalizeConfigFallbackNotAppliedInImportMode:
+// RestApiTest.testNormalizeConfigFallbackNotAppliedInImportMode, in IMPORT
+// mode the subject config's normalize does not apply: the schema is
+// stored as sent.
+func TestConfluentRestApiTest_testNormalizeConfigFallbackNotAppliedInImportMode(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"normalize":true}`},
+		{method: "PUT", path: "/mode/testSubject", body: `{"mode":"IMPORT"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfProps, `"id":1`, `"version":1`), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/testSubject/versions/1/schema", contains: []string{`"zprop":"z","aprop":"a"`}},
+	})
+}
+
+// TestConfluentRestApiTest_testExplicitNormalizeIgnoredInImportMode:
+// RestApiTest.testExplicitNormalizeIgnoredInImportMode, in IMPORT mode
+// even normalize=true stores the schema as sent.
+func TestConfluentRestApiTest_testExplicitNormalizeIgnoredInImportMode(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/mode/testSubject", body: `{"mode":"IMPORT"}`},
+		{method: "POST", path: "/subjects/testSubject/versions?normalize=true", body: schemaBody(cfProps, `"id":1`, `"version":1`), json: `{"id":1}`},
+		{method: "GET", path: "/subjects/testSubject/versions/1/schema", contains: []string{`"zprop":"z","aprop":"a"`}},
+	})
+}
