@@ -840,3 +840,58 @@ func TestConfluentRestApiTest_testExplicitNormalizeIgnoredInImportMode(t *testin
 		{method: "GET", path: "/subjects/testSubject/versions/1/schema", contains: []string{`"zprop":"z","aprop":"a"`}},
 	})
 }
+
+// TestConfluentRestApiTest_testCompatibleSchemaLookupBySubject:
+// RestApiTest.testCompatibleSchemaLookupBySubject, a compatibility check
+// registers nothing.
+func TestConfluentRestApiTest_testCompatibleSchemaLookupBySubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfV1), json: `{"id":1}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(cfV1), json: `{"is_compatible":true}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(cfV2), json: `{"is_compatible":true}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(cfRecInt), json: `{"is_compatible":true}`},
+		{method: "GET", path: "/subjects/testSubject/versions", json: `[1]`},
+	})
+}
+
+// TestConfluentRestApiTest_testIncompatibleSchemaLookupBySubject:
+// RestApiTest.testIncompatibleSchemaLookupBySubject, under FULL a field's
+// type change is incompatible with the version given by number.
+func TestConfluentRestApiTest_testIncompatibleSchemaLookupBySubject(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"FULL"}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfRec), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject", body: schemaBody(cfRec), contains: []string{`"version":1`}},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/1", body: schemaBody(cfRecInt), json: `{"is_compatible":false}`},
+	})
+}
+
+// TestConfluentRestApiTest_testIncompatibleSchemaBySubject:
+// RestApiTest.testIncompatibleSchemaBySubject, under FORWARD_TRANSITIVE a
+// schema compatible with latest but not an earlier version passes the
+// check against latest, fails the check against all, and registering it
+// is 409 with a message naming the old version, schema and compatibility.
+func TestConfluentRestApiTest_testIncompatibleSchemaBySubject(t *testing.T) {
+	s1 := `{"type":"record","name":"myrecord","fields":[{"type":"string","name":"f1"},{"type":"string","name":"f2"}]}`
+	s2 := `{"type":"record","name":"myrecord","fields":[{"type":"string","name":"f1"}]}`
+	s3 := `{"type":"record","name":"myrecord","fields":[{"type":"string","name":"f1"},{"type":"string","name":"f3"}]}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(s1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(s2), json: `{"id":2}`},
+		{method: "PUT", path: "/config/testSubject", body: `{"compatibility":"FORWARD_TRANSITIVE"}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(s3), json: `{"is_compatible":true}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions", body: schemaBody(s3), json: `{"is_compatible":false}`},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(s3), status: 409, code: 409,
+			contains: []string{"oldSchemaVersion:", "oldSchema:", "compatibility:"}},
+	})
+}
+
+// TestConfluentRestApiTest_testBadFormat: RestApiTest.testBadFormat, an
+// unknown ?format= reads the schema as stored.
+func TestConfluentRestApiTest_testBadFormat(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfRec), json: `{"id":1}`},
+		{method: "GET", path: "/schemas/ids/1?format=bad-format", contains: []string{`"schema":` + jsonString(cfRec)}},
+	})
+}
