@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"net/http/httptest"
 	"testing"
 )
 
@@ -894,4 +895,26 @@ func TestConfluentRestApiTest_testBadFormat(t *testing.T) {
 		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(cfRec), json: `{"id":1}`},
 		{method: "GET", path: "/schemas/ids/1?format=bad-format", contains: []string{`"schema":` + jsonString(cfRec)}},
 	})
+}
+
+// TestConfluentRestApiTest_testHttpResponseHeaders:
+// RestApiTest.testHttpResponseHeaders, answers carry X-XSS-Protection and
+// Cache-Control: no-cache, no-store, must-revalidate, and no
+// Strict-Transport-Security.
+func TestConfluentRestApiTest_testHttpResponseHeaders(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/v1/metadata/id", "/subjects/none/versions"} {
+		rec := httptest.NewRecorder()
+		e.h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		h := rec.Header()
+		if got := h.Get("X-XSS-Protection"); got != "1; mode=block" {
+			t.Errorf("%s: X-XSS-Protection %q", path, got)
+		}
+		if got := h.Get("Cache-Control"); got != "no-cache, no-store, must-revalidate" {
+			t.Errorf("%s: Cache-Control %q", path, got)
+		}
+		if got := h.Get("Strict-Transport-Security"); got != "" {
+			t.Errorf("%s: Strict-Transport-Security %q", path, got)
+		}
+	}
 }

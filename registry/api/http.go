@@ -107,11 +107,17 @@ func marshalJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// writeRaw sends body as it is.
+// writeRaw sends body as it is, with the response headers Confluent's
+// server sets on every answer (RestApiTest.testHttpResponseHeaders): no
+// caching, and X-XSS-Protection; no Strict-Transport-Security.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = []string{ContentType}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if _, ok := h["Cache-Control"]; !ok {
+		h["Cache-Control"] = []string{"no-cache, no-store, must-revalidate"}
+	}
+	h["X-Xss-Protection"] = []string{"1; mode=block"}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
