@@ -918,3 +918,31 @@ func TestConfluentRestApiTest_testHttpResponseHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestConfluentRestApiTest_testSchemaRegistrationUnderDiffSubjects:
+// RestApiTest.testSchemaRegistrationUnderDiffSubjects, a schema already
+// registered under one subject is version 1 of another with the same id.
+func TestConfluentRestApiTest_testSchemaRegistrationUnderDiffSubjects(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/testSubject1", body: `{"compatibility":"NONE"}`},
+		{method: "PUT", path: "/config/testSubject2", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/testSubject1/versions", body: schemaBody(cfRec), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/testSubject1", body: schemaBody(cfRec), contains: []string{`"version":1`}},
+		{method: "POST", path: "/subjects/testSubject1/versions", body: schemaBody(cfRecInt), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/testSubject1", body: schemaBody(cfRecInt), contains: []string{`"version":2`}},
+		{method: "POST", path: "/subjects/testSubject2/versions", body: schemaBody(cfRecInt), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/testSubject2", body: schemaBody(cfRecInt), contains: []string{`"version":1`, `"id":2`}},
+	})
+}
+
+// TestConfluentRestApiTest_testCanonicalization:
+// RestApiTest.testCanonicalization, a schema with extra white space
+// registers once, registers again with the same id and is found by lookup.
+func TestConfluentRestApiTest_testCanonicalization(t *testing.T) {
+	spaced := `{   "type":   "string"}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(spaced), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(spaced), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test", body: schemaBody(spaced), contains: []string{`"id":1`}},
+	})
+}
