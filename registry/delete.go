@@ -45,7 +45,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 				return srerr.New(srerr.ErrSubjectSoftDeleted,
 					"Subject '%s' was soft deleted. Set permanent=true to delete permanently", subject)
 			}
-			if err := refuseReferenced(ctx, tx, lv); err != nil {
+			if err := refuseReferencedOutside(ctx, tx, lv, subject); err != nil {
 				return err
 			}
 			for _, v := range lv {
@@ -61,7 +61,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 			return srerr.New(srerr.ErrSubjectNotSoftDeleted,
 				"Subject '%s' was not deleted first before being permanently deleted", subject)
 		}
-		if err := refuseReferenced(ctx, tx, vs); err != nil {
+		if err := refuseReferencedOutside(ctx, tx, vs, subject); err != nil {
 			return err
 		}
 		// Highest first, so that references inside the subject go first.
@@ -189,10 +189,34 @@ func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, er
 // refuseReferenced returns 42206 when a schema with a live version
 // references one of vs.
 func refuseReferenced(ctx context.Context, tx Tx, vs []SubjectVersion) error {
+	return refuseReferencedOutside(ctx, tx, vs, "")
+}
+
+// refuseReferencedOutside is refuseReferenced ignoring referrers whose
+// live versions are all in subject (when not ""): a subject delete takes
+// a version that references an earlier one of the same subject with it,
+// as Confluent's (RestApiTest.testDeleteSubjectWithSelfReferencingVersions).
+func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, subject string) error {
 	for _, v := range vs {
-		ids, err := referrers(ctx, tx, v.Subject, v.Version, false)
+		all, err := referrers(ctx, tx, v.Subject, v.Version, false)
 		if err != nil {
 			return err
+		}
+		ids := all
+		if subject != "" {
+			ids = nil
+			for _, id := range all {
+				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id})
+				if err != nil {
+					return fmt.Errorf("list versions of schema %d: %w", id, err)
+				}
+				for _, h := range holders {
+					if h.Subject != subject {
+						ids = append(ids, id)
+						break
+					}
+				}
+			}
 		}
 		if len(ids) > 0 {
 			strs := make([]string, len(ids))

@@ -946,3 +946,41 @@ func TestConfluentRestApiTest_testCanonicalization(t *testing.T) {
 		{method: "POST", path: "/subjects/test", body: schemaBody(spaced), contains: []string{`"id":1`}},
 	})
 }
+
+// TestConfluentRestApiTest_testReviveSchemaWithDanglingReference:
+// RestApiTest.testReviveSchemaWithDanglingReference, once a referrer and
+// its reference are both deleted permanently, the referrer (or a changed
+// one) with the same reference is refused (42201), not revived.
+func TestConfluentRestApiTest_testReviveSchemaWithDanglingReference(t *testing.T) {
+	ref := `{"type":"record","name":"Ref","namespace":"com.example","fields":[{"name":"id","type":"string"}]}`
+	base := `{"type":"record","name":"Base","namespace":"com.example","fields":[{"name":"refField","type":"com.example.Ref"}]}`
+	changed := `{"type":"record","name":"Base","namespace":"com.example","fields":[{"name":"refField","type":"com.example.Ref"},{"name":"newField","type":"string"}]}`
+	refs := `"references":[{"name":"com.example.Ref","subject":"ref","version":1}]`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/ref/versions", body: schemaBody(ref), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/base/versions", body: schemaBody(base, refs), json: `{"id":2}`},
+		{method: "DELETE", path: "/subjects/base/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/ref/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/base/versions/1?permanent=true", json: `1`},
+		{method: "DELETE", path: "/subjects/ref/versions/1?permanent=true", json: `1`},
+		{method: "POST", path: "/subjects/base/versions", body: schemaBody(base, refs), status: 422, code: 42201},
+		{method: "POST", path: "/subjects/base/versions", body: schemaBody(changed, refs), status: 422, code: 42201},
+	})
+}
+
+// TestConfluentRestApiTest_testDeleteSubjectWithSelfReferencingVersions:
+// RestApiTest.testDeleteSubjectWithSelfReferencingVersions, a subject whose
+// version 2 references its version 1 is deleted, softly and then
+// permanently, as a whole.
+func TestConfluentRestApiTest_testDeleteSubjectWithSelfReferencingVersions(t *testing.T) {
+	v1 := `{"type":"record","name":"Base","namespace":"com.example","fields":[{"name":"id","type":"string"}]}`
+	v2 := `{"type":"record","name":"Derived","namespace":"com.example","fields":[{"name":"base","type":"com.example.Base"}]}`
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/self-ref-subject", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/self-ref-subject/versions", body: schemaBody(v1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/self-ref-subject/versions", body: schemaBody(v2, `"references":[{"name":"com.example.Base","subject":"self-ref-subject","version":1}]`), json: `{"id":2}`},
+		{method: "GET", path: "/subjects/self-ref-subject/versions/1/referencedby?deleted=true", json: `[2]`},
+		{method: "DELETE", path: "/subjects/self-ref-subject", json: `[1,2]`},
+		{method: "DELETE", path: "/subjects/self-ref-subject?permanent=true", json: `[1,2]`},
+	})
+}
