@@ -633,6 +633,11 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 	if err := tx.PutVersion(ctx, SubjectVersion{Subject: r.subject, Version: version, SchemaID: id}); err != nil {
 		return nil, fmt.Errorf("put version %d of %q: %w", version, r.subject, err)
 	}
+	if r.mode != ModeImport {
+		if err := r.tombstoneSameID(ctx, tx, id, version); err != nil {
+			return nil, err
+		}
+	}
 	// An IMPORT overwrite of an existing version may leave the ID it
 	// replaced without any version: forgotten, as a permanent delete
 	// forgets one, so that its content can be imported under another ID.
@@ -648,6 +653,35 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 	}
 	return created, r.s.auditTx(ctx, tx, governance.ActionSchemaRegister, r.subject, fmt.Sprintf("version:%d", version), nil,
 		map[string]any{"id": id, "version": version, "mode": string(r.mode)})
+}
+
+// tombstoneSameID removes, permanently, the soft-deleted versions of the
+// subject that hold id, the schema just registered again as version, and
+// that nothing references (a soft-deleted referrer included), as
+// Confluent's register does
+// (RestApiTest.testSameIdTombstoneStillRunsWhenNoReferences,
+// testSameIdTombstonePreservesReferencedSoftDeletedVersion).
+func (r *registration) tombstoneSameID(ctx context.Context, tx Tx, id int64, version int) error {
+	for _, v := range r.versions {
+		if !v.Deleted || v.SchemaID != id || v.Version == version {
+			continue
+		}
+		refs, err := referrers(ctx, tx, r.subject, v.Version, true)
+		if err != nil {
+			return err
+		}
+		if len(refs) > 0 {
+			continue
+		}
+		if err := tx.DeleteVersion(ctx, r.subject, v.Version); err != nil {
+			return fmt.Errorf("delete %q version %d: %w", r.subject, v.Version, err)
+		}
+		if err := r.s.auditTx(ctx, tx, governance.ActionVersionDelete, r.subject, fmt.Sprintf("version:%d", v.Version), nil,
+			map[string]any{"permanent": true, "reregistered": version}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkIDAndVersion refuses an explicit id or version above 2^31-1

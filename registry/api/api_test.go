@@ -96,9 +96,11 @@ func TestScenarios(t *testing.T) {
 			{method: "GET", path: "/subjects/d/versions/2", status: 404, code: 40402},
 			{method: "GET", path: "/subjects/d/versions/2?deleted=true", contains: []string{`"version":2`, `"deleted":true`}},
 			{method: "GET", path: "/subjects/d/versions/latest", contains: []string{`"version":1`}},
-			// Re-registering the soft-deleted schema makes a new version with the same id.
+			// Re-registering the soft-deleted schema makes a new version with the same id,
+			// and removes the soft-deleted one nothing references (as Confluent).
 			{method: "POST", path: "/subjects/d/versions", body: schemaBody(recB), json: `{"id":2}`},
 			{method: "GET", path: "/subjects/d/versions", json: `[1,3]`},
+			{method: "GET", path: "/subjects/d/versions?deleted=true", json: `[1,3]`},
 			{method: "DELETE", path: "/subjects/d", json: `[1,3]`},
 			{method: "DELETE", path: "/subjects/d", status: 404, code: 40404},
 			{method: "GET", path: "/subjects/d/versions", status: 404, code: 40401},
@@ -115,7 +117,7 @@ func TestScenarios(t *testing.T) {
 			{method: "POST", path: "/subjects/d/versions", body: schemaBody(recA), json: `{"id":1}`},
 			{method: "GET", path: "/subjects/d/versions", json: `[4]`},
 			{method: "DELETE", path: "/subjects/d"},
-			{method: "DELETE", path: "/subjects/d?permanent=true", json: `[1,2,3,4]`},
+			{method: "DELETE", path: "/subjects/d?permanent=true", json: `[3,4]`},
 			{method: "GET", path: "/subjects?deleted=true", json: `[]`},
 			// A hard delete forgets the IDs nothing holds any more.
 			{method: "GET", path: "/schemas/ids/2", status: 404, code: 40403},

@@ -984,3 +984,48 @@ func TestConfluentRestApiTest_testDeleteSubjectWithSelfReferencingVersions(t *te
 		{method: "DELETE", path: "/subjects/self-ref-subject?permanent=true", json: `[1,2]`},
 	})
 }
+
+// TestConfluentRestApiTest_testSameIdTombstonePreservesReferencedSoftDeletedVersion:
+// RestApiTest.testSameIdTombstonePreservesReferencedSoftDeletedVersion,
+// re-registering the content of a soft-deleted version that a
+// (soft-deleted) referrer references gives a new version with the same id
+// and keeps the soft-deleted one, still referenced with deleted=true.
+func TestConfluentRestApiTest_testSameIdTombstonePreservesReferencedSoftDeletedVersion(t *testing.T) {
+	u1 := `{"type":"record","name":"User","namespace":"ns","fields":[{"name":"id","type":"long"}]}`
+	u2 := `{"type":"record","name":"User","namespace":"ns","fields":[{"name":"id","type":"long"},{"name":"name","type":"string"}]}`
+	order := `{"type":"record","name":"Order","namespace":"ns","fields":[{"name":"buyer","type":"ns.User"}]}`
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/user", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/user/versions", body: schemaBody(u1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/user/versions", body: schemaBody(u2), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/order/versions", body: schemaBody(order, `"references":[{"name":"ns.User","subject":"user","version":2}]`), json: `{"id":3}`},
+		{method: "DELETE", path: "/subjects/order/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/user/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/user/versions/2", json: `2`},
+		{method: "POST", path: "/subjects/user/versions", body: schemaBody(u2), json: `{"id":2}`},
+		{method: "GET", path: "/subjects/user/versions/3", contains: []string{`"version":3`, `"id":2`}},
+		{method: "GET", path: "/subjects/user/versions/2?deleted=true", contains: []string{`"version":2`, `"id":2`, `"deleted":true`}},
+		{method: "GET", path: "/subjects/user/versions/2/referencedby?deleted=true", json: `[3]`},
+	})
+}
+
+// TestConfluentRestApiTest_testSameIdTombstoneStillRunsWhenNoReferences:
+// RestApiTest.testSameIdTombstoneStillRunsWhenNoReferences, re-registering
+// the content of a soft-deleted version nothing references gives a new
+// version with the same id and removes the soft-deleted one (40402 even
+// with deleted=true); an older soft-deleted version stays.
+func TestConfluentRestApiTest_testSameIdTombstoneStillRunsWhenNoReferences(t *testing.T) {
+	v1 := `{"type":"record","name":"R","namespace":"ns","fields":[{"name":"a","type":"long"}]}`
+	v2 := `{"type":"record","name":"R","namespace":"ns","fields":[{"name":"a","type":"long"},{"name":"b","type":"string"}]}`
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config/no_refs", body: `{"compatibility":"NONE"}`},
+		{method: "POST", path: "/subjects/no_refs/versions", body: schemaBody(v1), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/no_refs/versions", body: schemaBody(v2), json: `{"id":2}`},
+		{method: "DELETE", path: "/subjects/no_refs/versions/1", json: `1`},
+		{method: "DELETE", path: "/subjects/no_refs/versions/2", json: `2`},
+		{method: "POST", path: "/subjects/no_refs/versions", body: schemaBody(v2), json: `{"id":2}`},
+		{method: "GET", path: "/subjects/no_refs/versions/2?deleted=true", status: 404, code: 40402},
+		{method: "GET", path: "/subjects/no_refs/versions/3", contains: []string{`"id":2`}},
+		{method: "GET", path: "/subjects/no_refs/versions/1?deleted=true", contains: []string{`"id":1`, `"deleted":true`}},
+	})
+}
