@@ -27,8 +27,12 @@ const (
 	// in memory, keyed by schema ID.
 	DefaultParsedCacheSize = 10_000
 	// DefaultParsedCacheBytes is the estimated byte budget of the parsed
-	// schemas the Service keeps in memory (128 MiB).
-	DefaultParsedCacheBytes = 128 << 20
+	// schemas the Service keeps in memory (1 GiB): large enough that a
+	// long FULL_TRANSITIVE subject's versions stay parsed (a 1,000-version
+	// growing record takes about 875 MB; below its size every
+	// registration re-parses them all, minutes instead of milliseconds),
+	// and a bound where there was none.
+	DefaultParsedCacheBytes = 1 << 30
 	// MaxSubjectLength is the longest subject name accepted, in bytes.
 	MaxSubjectLength = 4096
 )
