@@ -6,10 +6,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -152,7 +150,7 @@ func (u *ui) identify(next http.Handler) http.Handler {
 			u.fail(w, r, srerr.New(srerr.ErrUnauthorized, "Unauthorized: %s", strings.TrimPrefix(err.Error(), auth.ErrInvalidCredentials.Error()+": ")))
 			return
 		}
-		key := "anonymous@" + clientHost(r)
+		key := "anonymous@" + auth.ClientAddr(r)
 		ctx := r.Context()
 		if ok {
 			key = p.Name
@@ -162,7 +160,7 @@ func (u *ui) identify(next http.Handler) http.Handler {
 			id.session = ""
 		}
 		if allowed, wait := a.Allow(key); !allowed {
-			w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+			w.Header().Set("Retry-After", auth.RetryAfter(wait))
 			u.fail(w, r, srerr.New(srerr.ErrRateLimited, "Too many requests from '%s'; retry in %s", key, wait.Round(time.Millisecond)))
 			return
 		}
@@ -193,26 +191,7 @@ func (u *ui) anonymousAllowed(r *http.Request) bool {
 // plainRemote reports a request over plain http to a Host that is not a
 // loopback name (browsers keep Secure cookies on http only for loopback).
 func plainRemote(r *http.Request) bool {
-	if r.TLS != nil {
-		return false
-	}
-	h := r.Host
-	if hh, _, err := net.SplitHostPort(h); err == nil {
-		h = hh
-	}
-	h = strings.Trim(h, "[]")
-	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
-		return false
-	}
-	ip := net.ParseIP(h)
-	return ip == nil || !ip.IsLoopback()
-}
-
-func clientHost(r *http.Request) string {
-	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return h
-	}
-	return r.RemoteAddr
+	return r.TLS == nil && !auth.LoopbackHost(r.Host)
 }
 
 func setCookie(w http.ResponseWriter, name, value string, expires time.Time) {
@@ -311,13 +290,13 @@ func (u *ui) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	if wait := a.FailureWait(clientHost(r)); wait > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+	if wait := a.FailureWait(auth.ClientAddr(r)); wait > 0 {
+		w.Header().Set("Retry-After", auth.RetryAfter(wait))
 		u.fail(w, r, srerr.New(srerr.ErrRateLimited, "Too many refused sign-ins from this address; retry in %s", wait.Round(time.Millisecond)))
 		return
 	}
-	if allowed, wait := a.Allow("login@" + clientHost(r)); !allowed {
-		w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+	if allowed, wait := a.Allow("login@" + auth.ClientAddr(r)); !allowed {
+		w.Header().Set("Retry-After", auth.RetryAfter(wait))
 		u.fail(w, r, srerr.New(srerr.ErrRateLimited, "Too many sign-in attempts; retry in %s", wait.Round(time.Millisecond)))
 		return
 	}
@@ -343,7 +322,7 @@ func (u *ui) login(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, withDone(next, "signedin"), http.StatusSeeOther)
 			return
 		}
-		a.Failed(clientHost(r))
+		a.Failed(auth.ClientAddr(r))
 		msg = "Those credentials are not valid."
 		if err != nil {
 			msg = "Those credentials are not valid: " + strings.TrimPrefix(err.Error(), auth.ErrInvalidCredentials.Error()+": ") + "."

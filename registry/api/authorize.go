@@ -3,9 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +48,7 @@ func (s *server) identify(next http.Handler) http.Handler {
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host := clientHost(r)
+		host := auth.ClientAddr(r)
 		if wait := a.FailureWait(host); wait > 0 && r.Header.Get("Authorization") != "" {
 			tooMany(w, r, s, wait, "Too many refused credentials from %s; retry in %s", host, wait.Round(time.Millisecond))
 			return
@@ -84,16 +82,8 @@ func isProbe(path string) bool {
 
 // tooMany answers 429 (42980) with Retry-After in whole seconds.
 func tooMany(w http.ResponseWriter, r *http.Request, s *server, wait time.Duration, format string, args ...any) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(max(time.Second, wait+time.Second-1)/time.Second)))
+	w.Header().Set("Retry-After", auth.RetryAfter(wait))
 	writeError(w, r, s.log, srerr.New(srerr.ErrRateLimited, format, args...))
-}
-
-// clientHost is the host part of r's remote address.
-func clientHost(r *http.Request) string {
-	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return h
-	}
-	return r.RemoteAddr
 }
 
 func unauthorized(w http.ResponseWriter, r *http.Request, s *server, reason string) {

@@ -1,10 +1,9 @@
 package api
 
 import (
-	"net"
 	"net/http"
-	"strings"
 
+	"github.com/charter-dev/charter/registry/auth"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -25,7 +24,7 @@ func (s *server) guardOrigin(next http.Handler) http.Handler {
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.LoopbackOnly && !loopbackHost(r.Host) {
+		if s.opts.LoopbackOnly && !auth.LoopbackHost(r.Host) {
 			forbidden(w, r, s, srerr.New(srerr.ErrForbidden, "Host %q is not a loopback name; a registry without authentication answers 127.0.0.1, [::1] and localhost only", r.Host))
 			return
 		}
@@ -35,20 +34,4 @@ func (s *server) guardOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// loopbackHost reports whether a Host header names this machine's
-// loopback: localhost (or a name under .localhost) or a loopback IP, with
-// any port.
-func loopbackHost(host string) bool {
-	h := host
-	if hh, _, err := net.SplitHostPort(host); err == nil {
-		h = hh
-	}
-	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
