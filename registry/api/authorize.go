@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -133,7 +134,8 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 			if err == nil && !p.Admin && strings.HasSuffix(r.URL.Path, "/owner") {
 				// An ownership change happens only while the owner
 				// decided on still owns the subject.
-				r = r.WithContext(registry.WithExpectedOwner(r.Context(), owned))
+				ctx := registry.WithExpectedOwner(r.Context(), owned)
+				r = r.WithContext(context.WithValue(ctx, decidedOwnerKey{}, owned))
 			}
 		case teamWrite:
 			if a.team != "" {
@@ -233,12 +235,16 @@ func (s *server) mayAssignOwner(w http.ResponseWriter, r *http.Request, team *st
 	if !ok || p.Admin || team == nil {
 		return true
 	}
-	_, err := s.svc.Governance().Owner(r.Context(), r.PathValue("subject"))
-	if !errors.Is(err, srerr.ErrGovernanceNotFound) {
+	if owner, _ := r.Context().Value(decidedOwnerKey{}).(string); owner != "" {
 		return true // owned: authorize has checked membership
 	}
 	return s.requireTeam(w, r, strings.TrimSpace(*team))
 }
+
+// decidedOwnerKey holds, for an ownership change, the owning team
+// authorize decided on ("" for none), so that mayAssignOwner need not
+// read it again.
+type decidedOwnerKey struct{}
 
 // mayWriteAliasTarget is the extra check of PUT /config/{s} naming an
 // alias: registrations to s then land in the alias, so the principal must
