@@ -160,3 +160,31 @@ func RegistryOutput(cmd *cobra.Command) (render.Format, error) {
 	f, err := Output(cmd, render.RegistryFormats...)
 	return render.Format(f), err
 }
+
+// AnnotationNoGlobalFlags, set to "true" in a command's Annotations, says
+// that none of the root's global flags (the registry client's and
+// --output) applies to it (`charter serve`): its help and reference page
+// leave them out.
+const AnnotationNoGlobalFlags = "charter/no-global-flags"
+
+// HideGlobalFlags hides the root's global flags from cmd's help when cmd
+// is annotated with AnnotationNoGlobalFlags, and returns the function
+// that shows them again (the flags are the root's, shared by every
+// command).
+func HideGlobalFlags(cmd *cobra.Command) (restore func()) {
+	if cmd.Annotations[AnnotationNoGlobalFlags] != "true" {
+		return func() {}
+	}
+	var hidden []*pflag.Flag
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			f.Hidden = true
+			hidden = append(hidden, f)
+		}
+	})
+	return func() {
+		for _, f := range hidden {
+			f.Hidden = false
+		}
+	}
+}
