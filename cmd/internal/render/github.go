@@ -22,7 +22,7 @@ func checkGitHub(w io.Writer, r *project.Result, o Options) error {
 	}
 	c := countOf(r)
 	verdict := "passed"
-	if r.Failed() {
+	if Failed(r, o) {
 		verdict = "failed"
 	}
 	fmt.Fprintf(&b, "%s %s: %s in %s, against %s\n", o.title(), verdict, c, statusLine(r), r.Against)

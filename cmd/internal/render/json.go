@@ -37,7 +37,7 @@ func checkJSON(w io.Writer, r *project.Result, o Options) error {
 		SchemaVersion: ReportSchemaVersion,
 		Tool:          tool{Name: "charter", Version: o.ToolVersion},
 		Against:       r.Against,
-		Passed:        !r.Failed(),
+		Passed:        !Failed(r, o),
 		Summary:       summary{Subjects: len(r.Subjects), Errors: c.errors, Warnings: c.warnings, Notices: c.notices},
 		Subjects:      r.Subjects,
 		Findings:      r.Findings,

@@ -21,7 +21,7 @@ var sevIcon = map[rule.Severity]string{
 func checkMarkdown(w io.Writer, r *project.Result, o Options) error {
 	var b strings.Builder
 	c := countOf(r)
-	if r.Failed() {
+	if Failed(r, o) {
 		fmt.Fprintf(&b, "### ❌ %s failed\n\n", o.title())
 	} else {
 		fmt.Fprintf(&b, "### ✅ %s passed\n\n", o.title())

@@ -11,7 +11,11 @@
 //     which annotate the pull request's files;
 //   - markdown: a summary table for pull-request comments and
 //     $GITHUB_STEP_SUMMARY;
-//   - sarif: SARIF 2.1.0 for code-scanning UIs.
+//   - sarif: SARIF 2.1.0 for code-scanning UIs;
+//   - gitlab: GitLab's Code Quality report (a Code Climate issue array),
+//     for a job's artifacts:reports:codequality;
+//   - junit: JUnit XML, one testcase per finding, for CI servers that
+//     show test reports.
 package render
 
 import (
@@ -34,10 +38,12 @@ const (
 	GitHub   Format = "github"
 	Markdown Format = "markdown"
 	SARIF    Format = "sarif"
+	GitLab   Format = "gitlab"
+	JUnit    Format = "junit"
 )
 
 // Formats lists every format, in documentation order.
-var Formats = []Format{Text, JSON, GitHub, Markdown, SARIF}
+var Formats = []Format{Text, JSON, GitHub, Markdown, SARIF, GitLab, JUnit}
 
 // ParseFormat accepts a format name in any letter case ("md" for
 // markdown). The error names the accepted values.
@@ -54,7 +60,7 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("invalid --format %q: want one of %s", s, FormatNames())
 }
 
-// FormatNames returns "text, json, github, markdown, sarif".
+// FormatNames returns "text, json, github, markdown, sarif, gitlab, junit".
 func FormatNames() string {
 	names := make([]string, len(Formats))
 	for i, f := range Formats {
@@ -87,6 +93,37 @@ type Options struct {
 	// project directory relative to the repository ("services/orders/"),
 	// "" when the project is the repository root.
 	PathPrefix string
+	// ConfigFile is charter.yaml's path relative to the repository root,
+	// where the gitlab format points findings that have no file of their
+	// own: PathPrefix + "charter.yaml" when empty.
+	ConfigFile string
+	// FailOnWarning makes warnings fail the gate as errors do (charter
+	// check --fail-on warning): the verdict of every format, the json
+	// format's "passed" and the junit failures follow it.
+	FailOnWarning bool
+}
+
+func (o Options) configFile() string {
+	if o.ConfigFile == "" {
+		return o.PathPrefix + "charter.yaml"
+	}
+	return o.ConfigFile
+}
+
+// fails reports whether a finding of severity s fails the gate.
+func (o Options) fails(s rule.Severity) bool {
+	return s == rule.Error || (o.FailOnWarning && s == rule.Warning)
+}
+
+// Failed reports whether r fails the gate under o: an error finding, or a
+// warning when o.FailOnWarning is set.
+func Failed(r *project.Result, o Options) bool {
+	for _, f := range r.Findings {
+		if o.fails(f.Severity) {
+			return true
+		}
+	}
+	return false
 }
 
 func (o Options) title() string {
@@ -110,6 +147,10 @@ func Check(w io.Writer, f Format, r *project.Result, o Options) error {
 		err = checkMarkdown(w, r, o)
 	case SARIF:
 		err = checkSARIF(w, r, o)
+	case GitLab:
+		err = checkGitLab(w, r, o)
+	case JUnit:
+		err = checkJUnit(w, r, o)
 	default:
 		return fmt.Errorf("render: unknown format %q", f)
 	}

@@ -76,7 +76,7 @@ func passing() *project.Result {
 
 func TestCheckGolden(t *testing.T) {
 	t.Parallel()
-	ext := map[render.Format]string{render.Text: "txt", render.JSON: "json", render.GitHub: "github", render.Markdown: "md", render.SARIF: "sarif"}
+	ext := map[render.Format]string{render.Text: "txt", render.JSON: "json", render.GitHub: "github", render.Markdown: "md", render.SARIF: "sarif", render.GitLab: "gitlab.json", render.JUnit: "junit.xml"}
 	for name, res := range map[string]*project.Result{"failing": failing(), "passing": passing()} {
 		for _, f := range render.Formats {
 			var b bytes.Buffer
@@ -242,12 +242,12 @@ func TestSARIFStructure(t *testing.T) {
 
 func TestParseFormat(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]render.Format{"text": render.Text, "JSON": render.JSON, "md": render.Markdown, " github ": render.GitHub, "sarif": render.SARIF} {
+	for in, want := range map[string]render.Format{"text": render.Text, "JSON": render.JSON, "md": render.Markdown, " github ": render.GitHub, "sarif": render.SARIF, "GitLab": render.GitLab, "junit": render.JUnit} {
 		if got, err := render.ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := render.ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "text, json, github, markdown, sarif") {
+	if _, err := render.ParseFormat("xml"); err == nil || !strings.Contains(err.Error(), "text, json, github, markdown, sarif, gitlab, junit") {
 		t.Errorf("ParseFormat(xml): %v", err)
 	}
 }

@@ -119,7 +119,7 @@ func checkText(w io.Writer, r *project.Result, o Options) error {
 	}
 	c := countOf(r)
 	verdict := st.pass.Render("✓ passed")
-	if r.Failed() {
+	if Failed(r, o) {
 		verdict = st.fail.Render("✗ failed")
 	}
 	fmt.Fprintf(&b, "%s: %s in %s, against %s\n", verdict, c, statusLine(r), r.Against)

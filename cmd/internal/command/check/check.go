@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -42,6 +43,8 @@ type options struct {
 	githubOut   string
 	pathPrefix  string
 	at          string
+	failOn      string
+	reportFiles []string
 }
 
 // NewCommand returns the check command.
@@ -76,8 +79,14 @@ field whose deprecation is over fails (CONTRACT_FIELD_EXPIRED) unless its
 consumer holds an extension. --at judges as of another moment: "what
 will the gate say when the TTLs run out?"
 
-Exit codes: 0 pass (warnings and notices allowed), 1 at least one error
-finding, 2 usage, configuration or I/O error.`,
+--format gitlab writes GitLab's Code Quality report (for a job's
+artifacts:reports:codequality) and --format junit JUnit XML (one testcase
+per finding) for CI servers that show test reports; --report-file
+FORMAT=PATH writes more formats from the same run.
+
+Exit codes: 0 pass (warnings and notices allowed; --fail-on warning fails
+on warnings too), 1 at least one error finding, 2 usage, configuration or
+I/O error.`,
 		Example: `  # Compare with the main branch, no registry needed
   charter check --against git:main
 
@@ -86,6 +95,12 @@ finding, 2 usage, configuration or I/O error.`,
 
   # Compare with the registry named in charter.yaml, as JSON
   charter check --format json
+
+  # GitLab CI: a Code Quality report for the merge request, text in the log
+  charter check --against "git:origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME" --report-file gitlab=gl-code-quality-report.json
+
+  # Fail on warnings too, and keep SARIF for code scanning
+  charter check --against git:main --fail-on warning --report-file sarif=charter.sarif
 
   # What will the registry say once the deprecations of March have expired?
   charter check --against registry --at 2026-04-01`,
@@ -103,6 +118,8 @@ finding, 2 usage, configuration or I/O error.`,
 	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
 	f.StringVar(&o.at, "at", "", "judge as of this moment, YYYY-MM-DD (midnight UTC) or RFC 3339 (default: now)")
+	f.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the check (exit 1): error or warning")
+	f.StringArrayVar(&o.reportFiles, "report-file", nil, "also write the report in another format to a file, FORMAT=PATH (repeatable; e.g. sarif=charter.sarif, gitlab=gl-code-quality-report.json, junit=charter.xml)")
 	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif and markdown output (default: the project's directory in its git repository)")
 	return cmd
 }
@@ -118,6 +135,14 @@ func run(cmd *cobra.Command, o options) error {
 		return err
 	}
 	at, err := ParseAt(o.at)
+	if err != nil {
+		return err
+	}
+	failOnWarning, err := parseFailOn(o.failOn)
+	if err != nil {
+		return err
+	}
+	reports, err := parseReportFiles(o.reportFiles)
 	if err != nil {
 		return err
 	}
@@ -138,9 +163,17 @@ func run(cmd *cobra.Command, o options) error {
 		prefix = project.RepoPrefix(ctx, p.Root)
 	}
 	version, _ := buildinfo.Get()
-	ro := render.Options{Color: color, ToolVersion: version, PathPrefix: prefix}
+	ro := render.Options{Color: color, ToolVersion: version, PathPrefix: prefix, FailOnWarning: failOnWarning}
+	if rel, err := filepath.Rel(p.Root, p.ConfigPath); err == nil && !strings.HasPrefix(rel, "..") {
+		ro.ConfigFile = prefix + filepath.ToSlash(rel)
+	}
 	if err := render.Check(stdout, format, res, ro); err != nil {
 		return err
+	}
+	for _, rf := range reports {
+		if err := writeFile(rf.path, func(w io.Writer) error { return render.Check(w, rf.format, res, ro) }); err != nil {
+			return err
+		}
 	}
 	if o.summaryFile != "" {
 		if err := appendTo(o.summaryFile, func(w io.Writer) error { return render.Check(w, render.Markdown, res, ro) }); err != nil {
@@ -148,14 +181,47 @@ func run(cmd *cobra.Command, o options) error {
 		}
 	}
 	if o.githubOut != "" {
-		if err := appendTo(o.githubOut, func(w io.Writer) error { return writeOutputs(w, res) }); err != nil {
+		if err := appendTo(o.githubOut, func(w io.Writer) error { return writeOutputs(w, res, ro) }); err != nil {
 			return err
 		}
 	}
-	if res.Failed() {
+	if render.Failed(res, ro) {
 		return rule.ErrFailed
 	}
 	return nil
+}
+
+// parseFailOn reads --fail-on: whether warnings fail the check too.
+func parseFailOn(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "error", "":
+		return false, nil
+	case "warning", "warn":
+		return true, nil
+	}
+	return false, fmt.Errorf("invalid --fail-on %q: want error or warning", s)
+}
+
+type reportFile struct {
+	format render.Format
+	path   string
+}
+
+// parseReportFiles reads the --report-file FORMAT=PATH values.
+func parseReportFiles(values []string) ([]reportFile, error) {
+	var out []reportFile
+	for _, v := range values {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || path == "" {
+			return nil, fmt.Errorf("invalid --report-file %q: want FORMAT=PATH, e.g. sarif=charter.sarif", v)
+		}
+		f, err := render.ParseFormat(name)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --report-file %q: unknown format %q: want one of %s", v, name, render.FormatNames())
+		}
+		out = append(out, reportFile{f, path})
+	}
+	return out, nil
 }
 
 // ParseAt reads --at: "" (now: the zero time), a date YYYY-MM-DD
@@ -221,6 +287,22 @@ func useColor(mode string, w io.Writer) (bool, error) {
 	return false, fmt.Errorf("invalid --color %q: want auto, always or never", mode)
 }
 
+// writeFile writes what write writes to the file at path, replacing it.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create report file: %w", err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
 // appendTo appends what write writes to the file at path.
 func appendTo(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -239,9 +321,9 @@ func appendTo(path string, write func(io.Writer) error) error {
 
 // writeOutputs writes the step outputs of the CI action (GitHub's
 // $GITHUB_OUTPUT key=value format).
-func writeOutputs(w io.Writer, r *project.Result) error {
+func writeOutputs(w io.Writer, r *project.Result, o render.Options) error {
 	result := "passed"
-	if r.Failed() {
+	if render.Failed(r, o) {
 		result = "failed"
 	}
 	_, err := fmt.Fprintf(w, "result=%s\nerrors=%d\nwarnings=%d\nnotices=%d\nsubjects=%d\n",

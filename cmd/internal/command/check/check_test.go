@@ -188,6 +188,10 @@ func TestCheckErrors(t *testing.T) {
 		{"bad config", []string{"check", "-C", bad, "--against", "git:HEAD"}, "charter: " + filepath.Join(bad, "charter.yaml") + ":4: at /schemas/0/strategy"},
 		{"missing --config", []string{"check", "--config", filepath.Join(bad, "nope.yaml"), "--against", "git:HEAD"}, "charter: read project config:"},
 		{"extra argument", []string{"check", "now"}, `charter: unknown command "now"`},
+		{"bad fail-on", []string{"check", "-C", repo, "--against", "git:HEAD", "--fail-on", "notice"}, `charter: invalid --fail-on "notice": want error or warning`},
+		{"bad report-file", []string{"check", "-C", repo, "--against", "git:HEAD", "--report-file", "charter.sarif"}, `charter: invalid --report-file "charter.sarif": want FORMAT=PATH`},
+		{"unknown report format", []string{"check", "-C", repo, "--against", "git:HEAD", "--report-file", "xml=a.xml"}, `charter: invalid --report-file "xml=a.xml": unknown format "xml": want one of text, json, github, markdown, sarif, gitlab, junit`},
+		{"unwritable report", []string{"check", "-C", repo, "--against", "git:HEAD", "--report-file", "sarif=" + filepath.Join(bad, "no", "dir", "c.sarif")}, "charter: create report file:"},
 		{"unwritable summary", []string{"check", "-C", repo, "--against", "git:HEAD", "--summary-file", filepath.Join(bad, "no", "dir", "s.md")}, "charter: open output file:"},
 	}
 	for _, tc := range tests {
