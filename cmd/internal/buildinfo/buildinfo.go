@@ -8,10 +8,18 @@ import "runtime/debug"
 // otherwise it comes from the module version, or "dev".
 var Version = ""
 
+// Commit is set at link time (-ldflags "-X .../buildinfo.Commit=abc123",
+// as the CI action does when it builds from a source tree without .git);
+// otherwise it comes from the VCS information the toolchain recorded.
+var Commit = ""
+
 // Get returns the version and the VCS commit of the binary ("dev" and
 // "unknown" when the build recorded neither).
 func Get() (version, commit string) {
-	version, commit = Version, "unknown"
+	version, commit = Version, Commit
+	if commit == "" {
+		commit = "unknown"
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		if version == "" {
@@ -26,7 +34,7 @@ func Get() (version, commit string) {
 		version = "dev"
 	}
 	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && s.Value != "" {
+		if s.Key == "vcs.revision" && s.Value != "" && Commit == "" {
 			commit = s.Value
 		}
 	}
