@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/command/audit"
 	authcmd "github.com/charter-dev/charter/cmd/internal/command/auth"
 	"github.com/charter-dev/charter/cmd/internal/command/changelog"
@@ -75,15 +76,22 @@ func NewRootCommand(env Env) *cobra.Command {
 		Short:         "Charter is a schema registry compatible with Confluent Schema Registry clients",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// Suggestions would make the error more than one line.
-		DisableSuggestions: true,
+		// A mistyped command names the closest ones; Run makes cobra's
+		// "Did you mean this?" block one line.
+		SuggestionsMinimumDistance: 2,
 	}
+	v, commit := buildinfo.Get()
+	root.Version = v
+	root.SetVersionTemplate(fmt.Sprintf("charter %s (%s)\n", v, commit))
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	if env.Stdin != nil {
 		root.SetIn(env.Stdin)
 	}
 	global.AddFlags(root.PersistentFlags())
+	if err := root.RegisterFlagCompletionFunc(global.FlagOutput, global.CompleteOutput); err != nil {
+		panic(err) // the flag was just added
+	}
 	root.CompletionOptions.DisableDefaultCmd = true // `charter completion` below
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
@@ -117,6 +125,11 @@ func NewRootCommand(env Env) *cobra.Command {
 		lineagecmd.NewCommand("lineage", lineagecmd.Deps{}),
 	)
 	refuseUnknownSubcommands(root)
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defer global.HideGlobalFlags(c)()
+		help(c, args)
+	})
 	return root
 }
 
@@ -144,6 +157,10 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 				names = append(names, s.Name())
 			}
 		}
+		if sugg := cmd.SuggestionsFor(args[0]); len(sugg) > 0 {
+			return fmt.Errorf("unknown command %q for %q: did you mean %s? (see %s --help)",
+				args[0], cmd.CommandPath(), strings.Join(sugg, " or "), cmd.CommandPath())
+		}
 		return fmt.Errorf("unknown command %q for %q: want one of %s (see %s --help)",
 			args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
 	}
@@ -162,13 +179,25 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return ExitOK
 	}
 	if !errors.Is(err, ErrViolations) {
-		msg := err.Error()
+		msg := oneLine(err.Error())
 		if line, ok := global.Explain(ctx, err); ok {
 			msg = line
 		}
 		fmt.Fprintf(env.Stderr, "charter: %s\n", msg)
 	}
 	return exitCode(err)
+}
+
+// oneLine folds cobra's multi-line "unknown command" error, "unknown
+// command \"chek\" for \"charter\"\n\nDid you mean this?\n\tcheck\n", into
+// one line: `unknown command "chek" for "charter": did you mean check?`.
+func oneLine(msg string) string {
+	head, sugg, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return msg
+	}
+	names := strings.Fields(sugg)
+	return head + ": did you mean " + strings.Join(names, " or ") + "? (see charter --help)"
 }
 
 // exitCode maps a command's error to the process exit code.

@@ -121,21 +121,24 @@ func (b *Bar) Count() int64 {
 // Finish ends the progress: on a terminal the bar is drawn complete and
 // the line ended; elsewhere the summary line is printed,
 // "replay: 1000 events in 2.5s (400 events/s)". Later calls do nothing.
-func (b *Bar) Finish() {
+func (b *Bar) Finish() { b.FinishWith("") }
+
+// FinishWith is Finish with more counts for the summary line ("2 failed
+// events"), after a comma.
+func (b *Bar) FinishWith(more string) {
 	if b == nil {
 		return
 	}
 	b.once.Do(func() {
 		if b.bar != nil {
-			if b.o.Total <= 0 {
-				// A spinner never completes by itself.
-				_ = b.bar.Finish()
-				return
-			}
 			_ = b.bar.Finish()
 			return
 		}
-		fmt.Fprintln(b.w, Summary(b.o.Label, b.o.Unit, b.n.Load(), b.o.Now().Sub(b.start)))
+		line := Summary(b.o.Label, b.o.Unit, b.n.Load(), b.o.Now().Sub(b.start))
+		if more != "" {
+			line += ", " + more
+		}
+		fmt.Fprintln(b.w, line)
 	})
 }
 

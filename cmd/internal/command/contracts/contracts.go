@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
@@ -74,13 +75,20 @@ Exit status: 0 when every contract holds, 1 when one breaks, 2 on a usage or
 input error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := global.FormatOrOutput(cmd, "text", "json")
+			if err != nil {
+				return fmt.Errorf("contracts verify: %w", err)
+			}
+			fl.format = format
 			return runVerify(cmd.OutOrStdout(), args, fl, deps)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.schema, "schema", "", "proposed schema file (required)")
 	f.StringVar(&fl.typ, "type", "", "schema type: AVRO, PROTOBUF or JSON (default: from the file extension)")
-	f.StringVar(&fl.format, "format", "text", "output format: text or json")
+	f.StringVar(&fl.format, "format", "text", "output format: text or json (default --output)")
+	global.Enum(cmd, "format", "text", "json")
+	global.Enum(cmd, "type", "AVRO", "PROTOBUF", "JSON")
 	f.StringVar(&fl.baseline, "baseline", "", "schema consumers read today; dropping a guarantee it made becomes an error")
 	f.StringVar(&fl.message, "message", "", "Protobuf message the subject carries (default: the file's first message)")
 	f.StringVar(&fl.deprecations, "deprecations", "", `JSON file of deprecation records by field path: {".f": {"state": "DEPRECATED", "expires": "2025-06-01T00:00:00Z"}}`)

@@ -37,7 +37,8 @@ type Target struct {
 // registry client, so that none forgets the credentials: the bearer token
 // (--token, $CHARTER_TOKEN) or the HTTP basic user (--user,
 // $CHARTER_USER) with $CHARTER_PASSWORD, the CA file (--ca-file,
-// $CHARTER_CA_FILE) trusted besides the system's, Timeout, Charter's
+// $CHARTER_CA_FILE) trusted besides the system's, the request timeout
+// (--timeout, $CHARTER_TIMEOUT; see RequestTimeout), Charter's
 // User-Agent and who acts. Under a context from WithTrail it records the
 // registry and the credentials, for Explain.
 func Connect(cmd *cobra.Command, t Target) (*client.Client, error) {
@@ -159,13 +160,17 @@ func credentials(cmd *cobra.Command) (Credentials, error) {
 	return Credentials{}, nil
 }
 
-// httpClient returns the http.Client of registry requests: Timeout, and
+// httpClient returns the http.Client of registry requests: RequestTimeout, and
 // for https the system's CAs plus those of --ca-file ($CHARTER_CA_FILE).
 // caFile names the file and where it came from ("" without one).
 func httpClient(cmd *cobra.Command) (hc *http.Client, caFile string, err error) {
+	timeout, err := RequestTimeout(cmd)
+	if err != nil {
+		return nil, "", err
+	}
 	path, from := caFilePath(cmd)
 	if path == "" {
-		return &http.Client{Timeout: Timeout}, "", nil
+		return &http.Client{Timeout: timeout}, "", nil
 	}
 	pem, err := os.ReadFile(path)
 	if err != nil {
@@ -180,7 +185,7 @@ func httpClient(cmd *cobra.Command) (hc *http.Client, caFile string, err error) 
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return &http.Client{Timeout: Timeout, Transport: tr}, from + " " + path, nil
+	return &http.Client{Timeout: timeout, Transport: tr}, from + " " + path, nil
 }
 
 // caFilePath is --ca-file, else $CHARTER_CA_FILE, and which it was.

@@ -10,10 +10,13 @@ package global
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -30,6 +33,7 @@ const (
 	FlagCAFile   = "ca-file"
 	FlagOutput   = "output"
 	FlagActor    = "actor"
+	FlagTimeout  = "timeout"
 
 	EnvRegistryURL = "CHARTER_REGISTRY_URL"
 	EnvToken       = "CHARTER_TOKEN"
@@ -40,6 +44,9 @@ const (
 	EnvCAFile   = "CHARTER_CA_FILE"
 	// EnvActor sets --actor when the flag is not given.
 	EnvActor = "CHARTER_ACTOR"
+	// EnvTimeout sets --timeout when the flag is not given: a duration
+	// ("90s", "2m") or a number of seconds.
+	EnvTimeout = "CHARTER_TIMEOUT"
 )
 
 // ActorUsage is the help of every --actor flag.
@@ -50,7 +57,8 @@ const ActorUsage = "who makes the change, recorded in the audit log of a registr
 // environment variable or charter.yaml names one.
 const DefaultRegistry = "http://127.0.0.1:8081"
 
-// Timeout bounds each request to the registry.
+// Timeout is the default bound of each request to the registry
+// (--timeout, $CHARTER_TIMEOUT).
 const Timeout = 60 * time.Second
 
 // AddFlags registers the global flags on fs (the root's persistent flags).
@@ -59,7 +67,65 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String(FlagToken, "", "bearer token sent to the registry (default $"+EnvToken+"; charter auth token makes one)")
 	fs.String(FlagUser, "", "HTTP basic user sent to the registry (default $"+EnvUser+"); the password is read from $"+EnvPassword+" only, never a flag")
 	fs.String(FlagCAFile, "", "PEM file of CAs trusted for an https registry, besides the system's (default $"+EnvCAFile+")")
-	fs.StringP(FlagOutput, "o", "text", "output format: text or json (check, diff and rules also take github, markdown and sarif)")
+	fs.StringP(FlagOutput, "o", "text", "output format: text or json (check and diff also take the other formats of their --format, rules markdown)")
+	fs.String(FlagTimeout, "", "bound of each request to the registry, a `duration` such as 30s or 2m (default $"+EnvTimeout+", then 1m)")
+}
+
+// RequestTimeout returns the bound of each registry request: --timeout
+// when given, else $CHARTER_TIMEOUT, each a duration or a number of
+// seconds, else Timeout. It must be positive.
+func RequestTimeout(cmd *cobra.Command) (time.Duration, error) {
+	v, from := "", "--"+FlagTimeout
+	if f := cmd.Flags().Lookup(FlagTimeout); f != nil && f.Changed {
+		v = f.Value.String()
+	} else {
+		v, from = os.Getenv(EnvTimeout), EnvTimeout
+	}
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return Timeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		if n, nerr := strconv.ParseFloat(v, 64); nerr == nil {
+			d, err = time.Duration(n*float64(time.Second)), nil
+		}
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("invalid %s %q: want a positive duration such as 30s, or a number of seconds", from, v)
+	}
+	return d, nil
+}
+
+// Color decides whether the text format written to w is coloured, from a
+// --color value: "always", "never", or "auto" (a terminal, unless
+// $NO_COLOR is set or $TERM is dumb). check, diff and rules share it.
+func Color(mode string, w io.Writer) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(mode)) {
+	case "always":
+		return true, nil
+	case "never":
+		return false, nil
+	case "auto", "":
+		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+			return false, nil
+		}
+		f, ok := w.(*os.File)
+		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
+	}
+	return false, fmt.Errorf("invalid --color %q: want auto, always or never", mode)
+}
+
+// ColorModes are the values of --color.
+var ColorModes = []string{"auto", "always", "never"}
+
+// AddColorFlag adds --color to cmd, for its text format, and returns where
+// its value goes; read it with Color.
+func AddColorFlag(cmd *cobra.Command) *string {
+	p := new(string)
+	cmd.Flags().StringVar(p, "color", "auto", "colour the text format: auto (a terminal without NO_COLOR), always or never")
+	Enum(cmd, "color", ColorModes...)
+	return p
 }
 
 // flag returns the value of a global flag on cmd and whether it was
@@ -187,4 +253,27 @@ func HideGlobalFlags(cmd *cobra.Command) (restore func()) {
 			f.Hidden = false
 		}
 	}
+}
+
+// FormatOrOutput returns the output format of a command whose own
+// --format takes only some of the plain formats (contracts verify, upcast
+// verify and replay): --format when given, else the global --output,
+// lower-cased, after checking that it is one of allowed. The error names
+// the flag the value came from.
+func FormatOrOutput(cmd *cobra.Command, allowed ...string) (string, error) {
+	name := FlagOutput
+	v, _ := flag(cmd, FlagOutput)
+	if f := cmd.LocalFlags().Lookup("format"); f != nil && f.Changed {
+		v, name = f.Value.String(), "format"
+	}
+	if v == "" {
+		v = "text"
+	}
+	v = strings.ToLower(strings.TrimSpace(v))
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("invalid --%s %q: want %s", name, v, strings.Join(allowed, " or "))
 }

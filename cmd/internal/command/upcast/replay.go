@@ -20,14 +20,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/compat/rule"
 	up "github.com/charter-dev/charter/upcast"
 )
 
 type replayFlags struct {
-	subject, in, out, dead, registry, format string
-	target, concurrency                      int
-	noProgress                               bool
+	subject, in, out, dead, format string
+	target, concurrency            int
+	noProgress                     bool
 }
 
 const eventsHelp = `Event log (JSON Lines, one event per line; blank lines and # comments skipped):
@@ -48,7 +49,7 @@ func newReplay(name string, deps Deps) *cobra.Command {
   charter upcast replay --subject OrderPlaced --in events.jsonl --out upcast.jsonl --dead dead.jsonl
 
   # Re-drive the dead letters after fixing a rule, four at a time, with a JSON summary
-  charter upcast replay --subject OrderPlaced --in dead.jsonl --out fixed.jsonl --concurrency 4 --format json`,
+  charter upcast replay --subject OrderPlaced --in dead.jsonl --out fixed.jsonl --concurrency 4 -o json`,
 		Long: `Upcast every event of a JSON Lines event log to the latest version of a subject (or
 --target) with the chain the registry defines, and write the upcast events to --out.
 Events are upcast --concurrency at a time, in log order per key. Failed events go to
@@ -58,19 +59,20 @@ log order stops the replay and neither file is written (the outcome is the same 
 end, so a stopped run leaves no half-written file. Prints the counts of events, of upcasts per step and of failures per kind; exits
 1 when an event failed or a version has no path to the target.
 
-A progress bar is drawn on stderr when it is a terminal, plain counts every few seconds
-otherwise (--no-progress: neither).
+A progress bar (count, rate, elapsed time and time left) is drawn on stderr when it
+is a terminal, one summary line at the end otherwise (--no-progress: neither).
 
-` + eventsHelp + `
+The registry is the global --registry's (then $CHARTER_REGISTRY_URL, then
+charter.yaml's registry), reached with the global credentials and --timeout.
 
-Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
+` + eventsHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("registry") {
-				if v := os.Getenv(EnvRegistry); v != "" {
-					f.registry = v
-				}
+			format, err := global.FormatOrOutput(cmd, "text", "json")
+			if err != nil {
+				return err
 			}
+			f.format = format
 			return runReplay(cmd, f, deps)
 		},
 	}
@@ -79,15 +81,20 @@ Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
 	fl.StringVar(&f.in, "in", "", "event log to read, JSON Lines (required)")
 	fl.StringVar(&f.out, "out", "", "event log to write, JSON Lines (required)")
 	fl.StringVar(&f.dead, "dead", "", "dead-letter file for failed events, JSON Lines")
-	fl.StringVar(&f.registry, "registry", DefaultRegistry, "registry URL (env "+EnvRegistry+")")
 	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
-	fl.IntVar(&f.concurrency, "concurrency", runtime.GOMAXPROCS(0), "events upcast at once")
-	fl.StringVar(&f.format, "format", "text", "summary format: text or json")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "events upcast at once (default: the number of CPUs Go uses, GOMAXPROCS)")
+	fl.StringVar(&f.format, "format", "text", "summary format: text or json (default --output)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "show no progress")
+	global.Enum(cmd, "format", "text", "json")
+	global.CompleteSubjectFlag(cmd, "subject")
+	global.CompleteVersionFlag(cmd, "target", "subject")
 	return cmd
 }
 
 func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
+	if !cmd.Flags().Changed("concurrency") {
+		f.concurrency = runtime.GOMAXPROCS(0)
+	}
 	switch {
 	case f.subject == "":
 		return errors.New("--subject is required")
@@ -95,8 +102,6 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		return errors.New("--in is required")
 	case f.out == "":
 		return errors.New("--out is required")
-	case f.format != "text" && f.format != "json":
-		return fmt.Errorf("invalid --format %q: want text or json", f.format)
 	case f.target < 0:
 		return fmt.Errorf("invalid --target %d: want a version ≥ 1", f.target)
 	case f.concurrency < 1:
@@ -119,7 +124,7 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 		}
 	}
 
-	c, err := global.Connect(cmd, global.Target{URL: f.registry, HTTPClient: deps.HTTPClient})
+	c, err := global.Connect(cmd, global.Target{HTTPClient: deps.HTTPClient})
 	if err != nil {
 		return err
 	}
@@ -172,12 +177,18 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 	}
 	if !f.noProgress {
 		stderr := cmd.ErrOrStderr()
-		if showProgress(stderr, deps.Progress, false) {
-			bar := &progressBar{w: stderr}
-			ropts = append(ropts, up.WithProgress(bar.draw, every(deps.ProgressEvery, 100*time.Millisecond)))
-		} else {
-			ropts = append(ropts, up.WithProgress(plainProgress(stderr), every(deps.ProgressEvery, 5*time.Second)))
+		term := showProgress(stderr, deps.Progress, false)
+		bar := progress.New(stderr, progress.Options{Label: "replay", Unit: "events", Total: total, Terminal: &term})
+		interval := every(deps.ProgressEvery, 100*time.Millisecond)
+		if !term {
+			interval = time.Hour // only the last call, for the summary line
 		}
+		ropts = append(ropts, up.WithProgress(func(p up.Progress) {
+			bar.Set(p.Events)
+			if p.Done {
+				bar.FinishWith(rule.Plural(int(p.Failed), "failed event"))
+			}
+		}, interval))
 	}
 
 	st, rerr := up.Replay(cmd.Context(), u, source, ow.Sink, ropts...)
@@ -328,18 +339,6 @@ func every(d, def time.Duration) time.Duration {
 		return d
 	}
 	return def
-}
-
-// plainProgress prints a line of counts per call, the last one too, for
-// a log file or a CI job where a redrawn bar would be noise.
-func plainProgress(w io.Writer) func(up.Progress) {
-	return func(p up.Progress) {
-		total := ""
-		if p.Total > 0 {
-			total = fmt.Sprintf("/%d", p.Total)
-		}
-		fmt.Fprintf(w, "replay: %d%s events, %d failed, %s\n", p.Events, total, p.Failed, p.Elapsed.Round(time.Millisecond))
-	}
 }
 
 // replaySummary is what `charter upcast replay` prints at the end.

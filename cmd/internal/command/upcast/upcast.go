@@ -19,20 +19,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/compat/rule"
 	up "github.com/charter-dev/charter/upcast"
 )
-
-// EnvRegistry sets --registry when the flag is not given.
-const EnvRegistry = "CHARTER_REGISTRY_URL"
-
-// DefaultRegistry is the registry URL used without flag or environment
-// (where `charter serve` listens by default).
-const DefaultRegistry = "http://127.0.0.1:8081"
 
 // Deps are the command's connections to the outside world.
 type Deps struct {
@@ -43,10 +36,9 @@ type Deps struct {
 	HTTPClient *http.Client
 	// Progress forces the progress bar on (true) or off (false); nil
 	// shows it when stderr is a terminal. Without the bar, replay prints
-	// plain counts instead.
+	// one summary line at the end instead (package progress).
 	Progress *bool
-	// ProgressEvery sets how often progress is shown (default 100ms for
-	// the bar, 5s for replay's plain counts).
+	// ProgressEvery sets how often the bar is redrawn (default 100ms).
 	ProgressEvery time.Duration
 }
 
@@ -67,9 +59,9 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 }
 
 type verifyFlags struct {
-	subject, samples, expect, registry, format string
-	target                                     int
-	noProgress                                 bool
+	subject, samples, expect, format string
+	target                           int
+	noProgress                       bool
 }
 
 const samplesHelp = `Samples file (JSON Lines, one event per line; blank lines and # comments skipped):
@@ -91,23 +83,24 @@ func newVerify(name string, deps Deps) *cobra.Command {
   charter upcast verify --subject OrderPlaced --samples samples.jsonl --expect expected.jsonl --target 3
 
   # Machine-readable, against another registry
-  charter upcast verify --subject OrderPlaced --samples samples.jsonl --format json --registry http://sr:8081`,
+  charter upcast verify --subject OrderPlaced --samples samples.jsonl -o json --registry http://sr:8081`,
 		Long: `Upcast sample events of every version of a subject to its latest version (or --target)
 with the chain the registry defines: schema resolution where versions are compatible and the
 data contracts' migration rules (JSONata) where they are not. Each output is validated against
 the target schema and, with --expect, compared with the expected value. Exits 1 when a sample
 fails or a version has no path to the target.
 
-` + samplesHelp + `
+The registry is the global --registry's (then $CHARTER_REGISTRY_URL, then
+charter.yaml's registry), reached with the global credentials and --timeout.
 
-Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
+` + samplesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("registry") {
-				if v := os.Getenv(EnvRegistry); v != "" {
-					f.registry = v
-				}
+			format, err := global.FormatOrOutput(cmd, "text", "json")
+			if err != nil {
+				return err
 			}
+			f.format = format
 			return runVerify(cmd, f, deps)
 		},
 	}
@@ -115,10 +108,12 @@ Environment: ` + EnvRegistry + ` sets --registry when the flag is not given.`,
 	fl.StringVar(&f.subject, "subject", "", "subject to verify (required)")
 	fl.StringVar(&f.samples, "samples", "", "samples file, JSON Lines (required)")
 	fl.StringVar(&f.expect, "expect", "", "expected outputs file, JSON Lines")
-	fl.StringVar(&f.registry, "registry", DefaultRegistry, "registry URL (env "+EnvRegistry+")")
 	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json (default --output)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress bar")
+	global.Enum(cmd, "format", "text", "json")
+	global.CompleteSubjectFlag(cmd, "subject")
+	global.CompleteVersionFlag(cmd, "target", "subject")
 	return cmd
 }
 
@@ -128,8 +123,6 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 		return errors.New("--subject is required")
 	case f.samples == "":
 		return errors.New("--samples is required")
-	case f.format != "text" && f.format != "json":
-		return fmt.Errorf("invalid --format %q: want text or json", f.format)
 	case f.target < 0:
 		return fmt.Errorf("invalid --target %d: want a version ≥ 1", f.target)
 	}
@@ -143,7 +136,7 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 			return err
 		}
 	}
-	c, err := global.Connect(cmd, global.Target{URL: f.registry, HTTPClient: deps.HTTPClient})
+	c, err := global.Connect(cmd, global.Target{HTTPClient: deps.HTTPClient})
 	if err != nil {
 		return err
 	}
@@ -158,8 +151,16 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 	var vopts []up.VerifyOption
 	stderr := cmd.ErrOrStderr()
 	if showProgress(stderr, deps.Progress, f.noProgress) {
-		bar := &progressBar{w: stderr}
-		vopts = append(vopts, up.VerifyProgress(bar.draw, every(deps.ProgressEvery, 100*time.Millisecond)))
+		// Samples are few: a bar on a terminal, no summary line elsewhere
+		// (the report says it all).
+		on := true
+		bar := progress.New(stderr, progress.Options{Label: "verify", Unit: "samples", Total: int64(len(samples)), Terminal: &on})
+		vopts = append(vopts, up.VerifyProgress(func(p up.Progress) {
+			bar.Set(p.Events)
+			if p.Done {
+				bar.Finish()
+			}
+		}, every(deps.ProgressEvery, 100*time.Millisecond)))
 	}
 	out := cmd.OutOrStdout()
 	rep, err := up.Verify(cmd.Context(), u, f.subject, samples, expected, vopts...)
@@ -269,27 +270,5 @@ func showProgress(w io.Writer, force *bool, off bool) bool {
 	if force != nil {
 		return *force
 	}
-	f, ok := w.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
-}
-
-// progressBar draws one line, redrawn in place: [#####.....] 512/1000
-// events, 3 failed; without a total, just the counts.
-type progressBar struct {
-	w io.Writer
-}
-
-const barWidth = 30
-
-func (b *progressBar) draw(p up.Progress) {
-	if p.Total > 0 {
-		filled := int(min(p.Events, p.Total) * barWidth / p.Total)
-		bar := strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled)
-		fmt.Fprintf(b.w, "\r[%s] %d/%d events, %d failed", bar, p.Events, p.Total, p.Failed)
-	} else {
-		fmt.Fprintf(b.w, "\r%d events, %d failed", p.Events, p.Failed)
-	}
-	if p.Done {
-		fmt.Fprintln(b.w)
-	}
+	return progress.IsTerminal(w)
 }
