@@ -157,6 +157,9 @@ func refuseUnknownSubcommands(c *cobra.Command) {
 				names = append(names, s.Name())
 			}
 		}
+		if cmd.SuggestionsMinimumDistance <= 0 {
+			cmd.SuggestionsMinimumDistance = 2 // as cobra's default at the root
+		}
 		if sugg := cmd.SuggestionsFor(args[0]); len(sugg) > 0 {
 			return fmt.Errorf("unknown command %q for %q: did you mean %s? (see %s --help)",
 				args[0], cmd.CommandPath(), strings.Join(sugg, " or "), cmd.CommandPath())

@@ -40,11 +40,17 @@ func NewCommand(name string, deps Deps) *cobra.Command {
   charter lineage deprecations --subject shipments-value
 
   # The whole graph as Graphviz
-  charter lineage graph --format dot > lineage.dot`,
+  charter lineage graph --format dot > lineage.dot
+
+  # Declare who writes and who reads a subject, and list them
+  charter lineage producers set shipments-value fulfillment --versions 3,4
+  charter lineage consumers set shipments-value billing --fields .id,.carrier_code --from 2
+  charter lineage consumers list shipments-value`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newImpactCommand("impact", deps), newPIICommand("pii", deps), newDeprecationsCommand("deprecations", deps),
-		newGraphCommand("graph", deps))
+		newGraphCommand("graph", deps),
+		newProducersCommand("producers", deps), newConsumersCommand("consumers", deps)) // declared.go
 	return cmd
 }
 
@@ -96,8 +102,11 @@ with '.', as ".carrier_code" or ".carrier.code".`,
 	f := cmd.Flags()
 	f.StringVar(&q.Subject, "subject", "", "subject (required)")
 	f.StringVar(&q.Path, "field", "", `field path, e.g. ".carrier_code" (required)`)
-	f.StringVar(&q.Change, "change", "", "remove, rename, retype or deprecate (default remove)")
+	f.StringVar(&q.Change, "change", "", "the change: remove, rename, retype or deprecate (default remove)")
 	f.IntVar(&q.Version, "version", 0, "only consumers reading this version")
+	global.Enum(cmd, "change", "remove", "rename", "retype", "deprecate")
+	global.CompleteSubjectFlag(cmd, "subject")
+	global.CompleteVersionFlag(cmd, "version", "subject")
 	return cmd
 }
 
@@ -148,6 +157,7 @@ published contract or a declaration says so, and since when.`,
 	f := cmd.Flags()
 	f.StringVar(&subject, "subject", "", "only this subject (default: every subject)")
 	f.StringVar(&tag, "tag", "", "the tag (default PII)")
+	global.CompleteSubjectFlag(cmd, "subject")
 	return cmd
 }
 
@@ -195,6 +205,7 @@ extended (they read it under an extension, until when).`,
 	f := cmd.Flags()
 	f.StringVar(&subject, "subject", "", "subject (required)")
 	f.StringVar(&field, "field", "", `only this deprecated field, e.g. ".carrier_code"`)
+	global.CompleteSubjectFlag(cmd, "subject")
 	return cmd
 }
 
@@ -246,6 +257,14 @@ renders it. --at shows the graph as it was at an RFC 3339 time.`,
   charter lineage graph --at 2026-01-01T00:00:00Z --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("format") {
+				// -o json is --format json; -o text keeps the default, DOT.
+				if o, err := global.Output(cmd, "text", "json"); err != nil {
+					return err
+				} else if o == "json" {
+					format = client.GraphJSON
+				}
+			}
 			format = strings.ToLower(format)
 			switch format {
 			case client.GraphDOT, client.GraphMermaid, client.GraphJSON:
@@ -275,7 +294,9 @@ renders it. --at shows the graph as it was at an RFC 3339 time.`,
 	f := cmd.Flags()
 	f.StringVar(&subject, "subject", "", "only this subject (default: every subject)")
 	f.StringVar(&at, "at", "", "the graph as of this RFC 3339 time (default: now)")
-	f.StringVar(&format, "format", "dot", "dot, mermaid or json")
+	f.StringVar(&format, "format", "dot", "graph format: dot, mermaid or json (-o json is json)")
+	global.Enum(cmd, "format", client.GraphDOT, client.GraphMermaid, client.GraphJSON)
+	global.CompleteSubjectFlag(cmd, "subject")
 	return cmd
 }
 

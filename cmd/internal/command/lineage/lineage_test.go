@@ -231,3 +231,30 @@ func TestSameSecond(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclared: producers and consumers declared, listed and removed
+// through the CLI, as the registry then answers them.
+func TestDeclared(t *testing.T) {
+	url := newRegistry(t)
+	const s = "shipments-value"
+	got := clitest.Transcript(t, url,
+		clitest.OK("lineage", "producers", "list", s),
+		clitest.OK("lineage", "producers", "set", s, "returns", "--versions", "1"),
+		clitest.OK("lineage", "producers", "list", s, "-o", "json"),
+		clitest.OK("lineage", "producers", "remove", s, "fulfillment"),
+		clitest.OK("lineage", "producers", "list", s),
+		clitest.Fail("lineage", "producers", "remove", s, "nobody"),
+		clitest.Fail("lineage", "producers", "set", s, "returns", "--versions", "0"),
+		clitest.OK("lineage", "consumers", "list", s),
+		clitest.OK("lineage", "consumers", "set", s, "audit", "--fields", ".id,.carrier_code", "--from", "1"),
+		clitest.OK("lineage", "consumers", "set", s, "audit", "--fields", ".id", "-o", "json"),
+		clitest.OK("lineage", "consumers", "list", s, "-o", "json"),
+		clitest.OK("lineage", "consumers", "rm", s, "crm"),
+		clitest.OK("lineage", "consumers", "list", s),
+		clitest.Fail("lineage", "consumers", "set", s, "audit"),
+		clitest.Fail("lineage", "consumers", "set", s, "audit", "--fields", "id"),
+		clitest.Fail("lineage", "consumers", "list", "parcels-value"),
+		clitest.Fail("lineage", "consumers", "lst", s),
+	)
+	clitest.Golden(t, "declared.golden", got, url, "$REGISTRY")
+}
