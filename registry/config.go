@@ -232,10 +232,10 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		if err := s.auditTx(ctx, tx, governance.ActionConfigSet, subject, "", nilIf(!had, cur), next); err != nil {
 			return err
 		}
+		// The stored config, as Confluent answers it: a global config
+		// that never set a level answers without one (GET /config still
+		// reads the default).
 		out = next
-		if subject == "" && out.Compatibility == "" {
-			out.Compatibility = compat.DefaultLevel
-		}
 		return nil
 	})
 	return out, err

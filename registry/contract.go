@@ -265,7 +265,7 @@ func validateRuleSet(raw json.RawMessage, what string) error {
 			str := func(k string) string { s, _ := rule[k].(string); return s }
 			name := str("name")
 			bad := func(format string, args ...any) error {
-				return srerr.New(srerr.ErrInvalidSchema, "Invalid %s: %s[%d] (%q): %s", what, list.key, i, name, fmt.Sprintf(format, args...))
+				return srerr.New(srerr.ErrInvalidRuleSet, "Invalid %s: %s[%d] (%q): %s", what, list.key, i, name, fmt.Sprintf(format, args...))
 			}
 			switch {
 			case strings.TrimSpace(name) == "":

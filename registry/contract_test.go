@@ -87,7 +87,8 @@ func TestContractMerge(t *testing.T) {
 	wantCode(t, err, srerr.ErrInvalidRuleSet)
 	_, err = svc.SetConfig(ctx, "c", registry.ConfigUpdate{OverrideRuleSet: []byte(`5`)})
 	wantCode(t, err, srerr.ErrInvalidRuleSet)
-	// Rules are validated as Confluent does: 42201.
+	// Rules are validated as Confluent does: 42210 (its
+	// RestInvalidRuleSetException), on register and config alike.
 	for _, bad := range []string{
 		`{"domainRules":[{"kind":"CONDITION","mode":"WRITE"}]}`,
 		`{"domainRules":[{"name":"a","kind":"FILTER","mode":"WRITE"}]}`,
@@ -96,13 +97,15 @@ func TestContractMerge(t *testing.T) {
 		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE","onFailure":"RETRY"}]}`,
 		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE","onFailure":"ERROR,NONE"}]}`,
 		`{"domainRules":[{"name":"a","kind":"CONDITION","mode":"WRITE"},{"name":"a","kind":"CONDITION","mode":"READ"}]}`,
-		`{"domainRules":{"name":"a"}}`,
 	} {
 		_, err = svc.Register(ctx, "c", registry.RegisterRequest{Schema: recA, RuleSet: []byte(bad)})
-		wantCode(t, err, srerr.ErrInvalidSchema)
+		wantCode(t, err, srerr.ErrInvalidRuleSet)
 		_, err = svc.SetConfig(ctx, "c", registry.ConfigUpdate{DefaultRuleSet: []byte(bad)})
-		wantCode(t, err, srerr.ErrInvalidSchema)
+		wantCode(t, err, srerr.ErrInvalidRuleSet)
 	}
+	// A rule list of the wrong JSON kind is a malformed body: 42201.
+	_, err = svc.Register(ctx, "c", registry.RegisterRequest{Schema: recA, RuleSet: []byte(`{"domainRules":{"name":"a"}}`)})
+	wantCode(t, err, srerr.ErrInvalidSchema)
 	ok := `{"migrationRules":[{"name":"up","kind":"TRANSFORM","mode":"UPDOWN","type":"JSONATA","onFailure":"ERROR,NONE"}],"encodingRules":[{"name":"e","kind":"TRANSFORM","mode":"WRITEREAD","onSuccess":"NONE"}]}`
 	if _, err := svc.SetConfig(ctx, "c", registry.ConfigUpdate{DefaultRuleSet: []byte(ok)}); err != nil {
 		t.Fatalf("valid rule set: %v", err)

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -274,6 +275,12 @@ type SchemaQuery struct {
 	Deleted bool
 	// LatestOnly keeps the highest listed version of each subject.
 	LatestOnly bool
+	// Aliases also lists the subjects that an alias starting with
+	// SubjectPrefix names (each subject once).
+	Aliases bool
+	// RuleType, when set, keeps the versions whose ruleSet has a rule of
+	// that type (after LatestOnly, as Confluent filters).
+	RuleType string
 }
 
 // Schemas returns subject versions with their schemas, ordered by subject
@@ -281,9 +288,37 @@ type SchemaQuery struct {
 func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, error) {
 	out := []SubjectSchema{}
 	err := s.view(ctx, "list schemas", func(tx Tx) error {
-		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: q.SubjectPrefix, IncludeDeleted: q.Deleted})
+		prefix := q.SubjectPrefix
+		var aliased map[string]bool
+		if q.Aliases {
+			byTarget, err := subjectAliases(ctx, tx)
+			if err != nil {
+				return err
+			}
+			aliased = map[string]bool{}
+			for target, names := range byTarget {
+				for _, n := range names {
+					if strings.HasPrefix(n, q.SubjectPrefix) {
+						aliased[target] = true
+					}
+				}
+			}
+			if len(aliased) > 0 {
+				prefix = ""
+			}
+		}
+		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: prefix, IncludeDeleted: q.Deleted})
 		if err != nil {
 			return fmt.Errorf("list versions: %w", err)
+		}
+		if prefix != q.SubjectPrefix {
+			kept := vs[:0:0]
+			for _, v := range vs {
+				if strings.HasPrefix(v.Subject, q.SubjectPrefix) || aliased[v.Subject] {
+					kept = append(kept, v)
+				}
+			}
+			vs = kept
 		}
 		if q.LatestOnly {
 			latest := vs[:0:0]
@@ -304,11 +339,69 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 				}
 				byID[v.SchemaID] = st
 			}
+			if q.RuleType != "" && !hasRuleOfType(st.RuleSet, q.RuleType) {
+				continue
+			}
 			out = append(out, SubjectSchema{Subject: v.Subject, Version: v.Version, Deleted: v.Deleted, Schema: st})
 		}
 		return nil
 	})
 	return out, err
+}
+
+// hasRuleOfType reports whether ruleSet has a domain, migration or
+// encoding rule of type typ (Confluent's RuleSet.hasRulesWithType).
+func hasRuleOfType(ruleSet json.RawMessage, typ string) bool {
+	var rs map[string][]struct {
+		Type string `json:"type"`
+	}
+	if len(ruleSet) == 0 || json.Unmarshal(ruleSet, &rs) != nil {
+		return false
+	}
+	for _, list := range []string{"domainRules", "migrationRules", "encodingRules"} {
+		for _, r := range rs[list] {
+			if r.Type == typ {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SubjectAliases returns, for each subject that some subject's config
+// names as its alias target, those alias subjects sorted (GET
+// /schemas?aliases=true lists them with the target's schemas).
+func (s *Service) SubjectAliases(ctx context.Context) (map[string][]string, error) {
+	var out map[string][]string
+	err := s.view(ctx, "list aliases", func(tx Tx) error {
+		var err error
+		out, err = subjectAliases(ctx, tx)
+		return err
+	})
+	return out, err
+}
+
+// subjectAliases is SubjectAliases in tx; a store without config
+// listing has none.
+func subjectAliases(ctx context.Context, tx Tx) (map[string][]string, error) {
+	out := map[string][]string{}
+	bt, ok := tx.(BackupTx)
+	if !ok {
+		return out, nil
+	}
+	cs, err := bt.Configs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list configs: %w", err)
+	}
+	for _, c := range cs {
+		if c.Subject != "" && c.Config.Alias != "" {
+			out[c.Config.Alias] = append(out[c.Config.Alias], c.Subject)
+		}
+	}
+	for _, names := range out {
+		sort.Strings(names)
+	}
+	return out, nil
 }
 
 // FormatSerialized and FormatResolved are the values of ?format= that

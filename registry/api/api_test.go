@@ -159,7 +159,7 @@ func TestScenarios(t *testing.T) {
 		}},
 		{"config", []step{
 			{method: "GET", path: "/config", json: `{"compatibilityLevel":"BACKWARD"}`},
-			{method: "PUT", path: "/config", body: `{}`, json: `{"compatibility":"BACKWARD"}`},
+			{method: "PUT", path: "/config", body: `{}`, json: `{}`},
 			{method: "PUT", path: "/config", body: `{"compatibility":"FULL"}`, json: `{"compatibility":"FULL"}`},
 			{method: "GET", path: "/config", json: `{"compatibilityLevel":"FULL"}`},
 			{method: "GET", path: "/config/x", status: 404, code: 40408},

@@ -12,17 +12,17 @@ import (
 // configRequest is Confluent's ConfigUpdateRequest. Both `compatibility`
 // (the documented name) and `compatibilityLevel` (what GET returns) are
 // accepted; `compatibility` wins when both are set. An empty alias or
-// compatibilityGroup clears it. Fields Charter does not act on yet
+// compatibilityGroup clears it, and so does JSON null. Fields Charter does not act on yet
 // (compatibilityPolicy, validateRules) are accepted and ignored.
 type configRequest struct {
 	Compatibility       *string         `json:"compatibility"`
 	CompatibilityLevel  *string         `json:"compatibilityLevel"`
-	CompatibilityGroup  *string         `json:"compatibilityGroup"`
+	CompatibilityGroup  clearableString `json:"compatibilityGroup"`
 	CompatibilityPolicy *string         `json:"compatibilityPolicy"`
 	Normalize           *bool           `json:"normalize"`
 	ValidateFields      *bool           `json:"validateFields"`
 	ValidateRules       *bool           `json:"validateRules"`
-	Alias               *string         `json:"alias"`
+	Alias               clearableString `json:"alias"`
 	DefaultMetadata     json.RawMessage `json:"defaultMetadata"`
 	OverrideMetadata    json.RawMessage `json:"overrideMetadata"`
 	DefaultRuleSet      json.RawMessage `json:"defaultRuleSet"`
@@ -34,8 +34,8 @@ func (q configRequest) toUpdate() registry.ConfigUpdate {
 		Compatibility:      q.Compatibility,
 		Normalize:          q.Normalize,
 		ValidateFields:     q.ValidateFields,
-		CompatibilityGroup: q.CompatibilityGroup,
-		Alias:              q.Alias,
+		CompatibilityGroup: q.CompatibilityGroup.update(),
+		Alias:              q.Alias.update(),
 		DefaultMetadata:    q.DefaultMetadata,
 		OverrideMetadata:   q.OverrideMetadata,
 		DefaultRuleSet:     q.DefaultRuleSet,
@@ -45,6 +45,33 @@ func (q configRequest) toUpdate() registry.ConfigUpdate {
 		u.Compatibility = q.CompatibilityLevel
 	}
 	return u
+}
+
+// clearableString is a config member that JSON null clears, as
+// Confluent's ConfigUpdateRequest reads an Optional that a client set to
+// Optional.empty() (RestApiCompatibilityTest.testClearCompatibilityGroup);
+// an absent member changes nothing.
+type clearableString struct {
+	set bool
+	v   string
+}
+
+func (c *clearableString) UnmarshalJSON(b []byte) error {
+	c.set = true
+	if string(b) == "null" {
+		c.v = ""
+		return nil
+	}
+	return json.Unmarshal(b, &c.v)
+}
+
+// update is the member as a ConfigUpdate field: nil when absent, "" (clear)
+// when null.
+func (c clearableString) update() *string {
+	if !c.set {
+		return nil
+	}
+	return &c.v
 }
 
 // configUpdateResponse is what PUT /config answers: the stored config
@@ -79,7 +106,7 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	if req.Alias != nil && strings.TrimSpace(*req.Alias) != "" && r.PathValue("subject") != "" && !s.mayWriteAliasTarget(w, r, strings.TrimSpace(*req.Alias)) {
+	if strings.TrimSpace(req.Alias.v) != "" && r.PathValue("subject") != "" && !s.mayWriteAliasTarget(w, r, strings.TrimSpace(req.Alias.v)) {
 		return
 	}
 	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toUpdate())

@@ -153,27 +153,38 @@ func (s *server) schemaTypes(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.svc.Types())
 }
 
-// listSchemas: GET /schemas?subjectPrefix&deleted&latestOnly&offset&limit
-// → [Schema entity].
+// listSchemas: GET /schemas?subjectPrefix&deleted&latestOnly&aliases&ruleType&offset&limit
+// → [Schema entity]; with aliases, each lists the subjects aliased to it.
 func (s *server) listSchemas(w http.ResponseWriter, r *http.Request) {
 	p, err := pageParams(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	all, err := s.svc.Schemas(r.Context(), registry.SchemaQuery{
+	q := registry.SchemaQuery{
 		SubjectPrefix: r.URL.Query().Get("subjectPrefix"),
 		Deleted:       boolParam(r, "deleted"),
 		LatestOnly:    boolParam(r, "latestOnly"),
-	})
+		Aliases:       boolParam(r, "aliases"),
+		RuleType:      r.URL.Query().Get("ruleType"),
+	}
+	all, err := s.svc.Schemas(r.Context(), q)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
+	}
+	var aliases map[string][]string
+	if q.Aliases {
+		if aliases, err = s.svc.SubjectAliases(r.Context()); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
 	}
 	all = paginate(all, p)
 	out := make([]schemaEntity, len(all))
 	for i, ss := range all {
 		out[i] = toEntity(ss)
+		out[i].Aliases = aliases[ss.Subject]
 	}
 	writeJSON(w, http.StatusOK, out)
 }

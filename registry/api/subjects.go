@@ -53,6 +53,9 @@ type schemaEntity struct {
 	RuleSet    json.RawMessage      `json:"ruleSet,omitempty"`
 	Schema     string               `json:"schema"`
 	Deleted    bool                 `json:"deleted,omitempty"`
+	// Aliases is set by GET /schemas?aliases=true only (Confluent's
+	// ExtendedSchema).
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 func toEntity(ss registry.SubjectSchema) schemaEntity {
