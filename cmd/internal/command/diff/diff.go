@@ -20,6 +20,7 @@ import (
 func NewCommand(name string) *cobra.Command {
 	var format, level, schemaType, subject, profile string
 	var importPaths, refs []string
+	var color *string
 	cmd := &cobra.Command{
 		Use:   name + " PREVIOUS NEXT",
 		Short: "Compare two schemas rule by rule (NEXT as a new version of PREVIOUS)",
@@ -29,8 +30,9 @@ Each side is a schema file or a registered version, registry:SUBJECT@VERSION
 (VERSION a number or latest; registry:SUBJECT means the latest), read from the
 registry of --registry. References of registered versions resolve in the
 registry; those of files next to each file, or in the registry with --ref.
-Exit code 1 when NEXT is incompatible at the level, 2 on usage, I/O or
-registry errors.`,
+The text format is coloured on a terminal, as charter check's (--color,
+NO_COLOR). Exit code 1 when NEXT is incompatible at the level, 2 on usage,
+I/O or registry errors.`,
 		Example: `  # Every rule that an Avro change breaks, in both directions
   charter diff old/order.avsc new/order.avsc
 
@@ -48,6 +50,10 @@ registry errors.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := global.Format(cmd, format)
+			if err != nil {
+				return err
+			}
+			useColor, err := global.Color(*color, cmd.OutOrStdout())
 			if err != nil {
 				return err
 			}
@@ -91,7 +97,8 @@ registry errors.`,
 				return err
 			}
 			version, _ := buildinfo.Get()
-			if err := render.Check(cmd.OutOrStdout(), f, res, render.Options{Title: "Charter schema diff", ToolVersion: version}); err != nil {
+			ro := render.Options{Title: "Charter schema diff", ToolVersion: version, Color: useColor}
+			if err := render.Check(cmd.OutOrStdout(), f, res, ro); err != nil {
 				return err
 			}
 			if res.Failed() {
@@ -108,5 +115,10 @@ registry errors.`,
 	fl.StringSliceVar(&importPaths, "import-path", nil, "Protobuf import path, relative to each file's directory (repeatable)")
 	fl.StringArrayVar(&refs, "ref", nil, "registered schema the files use, NAME=SUBJECT:VERSION (repeatable)")
 	fl.StringVar(&profile, "protobuf-profile", "", "Protobuf rule profile: CONFLUENT (default), WIRE or WIRE_JSON (buf's categories)")
+	color = global.AddColorFlag(cmd)
+	global.Enum(cmd, "format", global.FormatValues()...)
+	global.Enum(cmd, "level", global.LevelValues()...)
+	global.Enum(cmd, "type", "avro", "protobuf", "json")
+	global.Enum(cmd, "protobuf-profile", "CONFLUENT", "WIRE", "WIRE_JSON")
 	return cmd
 }

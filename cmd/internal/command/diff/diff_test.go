@@ -91,3 +91,19 @@ func TestDiffErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffColor: the text format is coloured as check's: --color always
+// colours, auto does not off a terminal, never does not.
+func TestDiffColor(t *testing.T) {
+	t.Parallel()
+	args := []string{"diff", sample + "/base/schemas/avro/orders.avsc", sample + "/head/schemas/avro/orders.avsc"}
+	_, colored, _ := run(append(args, "--color", "always")...)
+	_, plain, _ := run(args...)
+	_, never, _ := run(append(args, "--color", "never")...)
+	if !strings.Contains(colored, "\x1b[") || strings.Contains(plain, "\x1b[") || never != plain {
+		t.Errorf("--color: always must colour, auto (not a terminal) and never must not:\n%q\n%q", colored, plain)
+	}
+	if code, _, errs := run(append(args, "--color", "pink")...); code != cli.ExitError || errs != "charter: invalid --color \"pink\": want auto, always or never\n" {
+		t.Errorf("--color pink: exit %d, %q", code, errs)
+	}
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -138,4 +140,23 @@ func OutputValues(cmd *cobra.Command) []string {
 		}
 	}
 	return []string{"text", "json"}
+}
+
+// FormatValues are the values of the --format of check and diff (every
+// render format).
+func FormatValues() []string {
+	out := make([]string, len(render.Formats))
+	for i, f := range render.Formats {
+		out[i] = string(f)
+	}
+	return out
+}
+
+// LevelValues are the compatibility levels, as --level takes them.
+func LevelValues() []string {
+	out := make([]string, len(compat.Levels))
+	for i, l := range compat.Levels {
+		out[i] = string(l)
+	}
+	return out
 }

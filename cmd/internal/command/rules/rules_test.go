@@ -224,3 +224,38 @@ func TestRulesProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesByIDAndColor: RULE_ID arguments pick rules; --color always
+// colours the text table, never and a non-terminal do not.
+func TestRulesByIDAndColor(t *testing.T) {
+	t.Parallel()
+	code, out, errs := run("rules", "pii_untagged", "SUBJECT_REMOVED", "-o", "json")
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Rules []rule.Rule `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range doc.Rules {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, ",") != "SUBJECT_REMOVED,PII_UNTAGGED" && strings.Join(ids, ",") != "PII_UNTAGGED,SUBJECT_REMOVED" {
+		t.Errorf("rules %v, want PII_UNTAGGED and SUBJECT_REMOVED", ids)
+	}
+	if code, _, errs := run("rules", "NO_SUCH_RULE"); code != cli.ExitError || errs != "charter: unknown rule \"NO_SUCH_RULE\" (charter rules lists them all)\n" {
+		t.Errorf("unknown rule: exit %d, %q", code, errs)
+	}
+	_, colored, _ := run("rules", "SUBJECT_REMOVED", "--color", "always")
+	_, plain, _ := run("rules", "SUBJECT_REMOVED")
+	_, never, _ := run("rules", "SUBJECT_REMOVED", "--color", "never")
+	if !strings.Contains(colored, "\x1b[") || strings.Contains(plain, "\x1b[") || never != plain {
+		t.Errorf("--color always must colour, auto off a terminal and never must not:\n%q\n%q", colored, plain)
+	}
+	if code, _, errs := run("rules", "--color", "pink"); code != cli.ExitError || !strings.Contains(errs, `invalid --color "pink": want auto, always or never`) {
+		t.Errorf("--color pink: exit %d, %q", code, errs)
+	}
+}
