@@ -296,19 +296,11 @@ func (c *checker) record(r, w *node) {
 
 	c.names(r, w)
 	for _, rf := range r.fields {
-		wf := writerField(w, rf)
-		if wf == nil && rf.def != nil {
-			continue
+		var wtyp *node
+		if wf := writerField(w, rf.name, rf.aliases); wf != nil {
+			wtyp = wf.typ
 		}
-		c.push(segField, rf.name)
-		if wf == nil {
-			c.report(RuleReaderFieldMissingDefault,
-				"field %q is in the reader without a default and missing from the writer, so the reader cannot fill it; give %q a default (or keep it in the writer)",
-				rf.name, rf.name)
-		} else {
-			c.check(rf.typ, wf.typ, false)
-		}
-		c.pop()
+		c.readField(rf.name, rf.def != nil, rf.typ, wtyp)
 	}
 
 	m.done = true
@@ -322,13 +314,33 @@ func (c *checker) record(r, w *node) {
 	}
 }
 
-// writerField finds the writer field a reader field reads: same name, else
-// a writer field named by one of the reader field's aliases.
-func writerField(w *node, rf *field) *field {
-	if i, ok := w.fieldIndex[rf.name]; ok {
+// readField resolves the writer's field of type wtyp (nil: the writer
+// has none) into the reader field name of type rtyp, at the current path:
+// the part of a record's check that one reader field makes (the Summary
+// calls it field by field).
+func (c *checker) readField(name string, hasDefault bool, rtyp, wtyp *node) {
+	if wtyp == nil && hasDefault {
+		return
+	}
+	c.push(segField, name)
+	if wtyp == nil {
+		c.report(RuleReaderFieldMissingDefault,
+			"field %q is in the reader without a default and missing from the writer, so the reader cannot fill it; give %q a default (or keep it in the writer)",
+			name, name)
+	} else {
+		c.check(rtyp, wtyp, false)
+	}
+	c.pop()
+}
+
+// writerField finds the writer field a reader field (name, aliases)
+// reads: same name, else a writer field named by one of the reader
+// field's aliases.
+func writerField(w *node, name string, aliases []string) *field {
+	if i, ok := w.fieldIndex[name]; ok {
 		return w.fields[i]
 	}
-	for _, a := range rf.aliases {
+	for _, a := range aliases {
 		if i, ok := w.fieldIndex[a]; ok {
 			return w.fields[i]
 		}
