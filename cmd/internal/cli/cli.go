@@ -124,6 +124,7 @@ func NewRootCommand(env Env) *cobra.Command {
 		audit.NewCommand("audit", audit.Deps{}),
 		lineagecmd.NewCommand("lineage", lineagecmd.Deps{}),
 	)
+	completeCheck(root)
 	refuseUnknownSubcommands(root)
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
@@ -131,6 +132,27 @@ func NewRootCommand(env Env) *cobra.Command {
 		help(c, args)
 	})
 	return root
+}
+
+// completeCheck gives the flags of `charter check` with a fixed set of
+// values their completion, unless the check package registered one.
+func completeCheck(root *cobra.Command) {
+	c, _, err := root.Find([]string{"check"})
+	if err != nil || c == root {
+		return
+	}
+	for flag, values := range map[string][]string{
+		"format":  global.FormatValues(),
+		"color":   global.ColorModes,
+		"fail-on": {"error", "warning"},
+	} {
+		if c.Flags().Lookup(flag) == nil {
+			continue
+		}
+		if _, ok := c.GetFlagCompletionFunc(flag); !ok {
+			global.Enum(c, flag, values...)
+		}
+	}
 }
 
 // refuseUnknownSubcommands makes every command that only groups others

@@ -95,5 +95,6 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
 	f.StringVar(&until, "until", "", "only entries before this time")
 	f.Int64Var(&q.After, "after", 0, "only entries with a greater ID (paging)")
 	f.IntVar(&q.Limit, "limit", 0, "at most this many entries (the server's default: 1000)")
+	global.CompleteSubjectFlag(cmd, "subject")
 	return cmd
 }

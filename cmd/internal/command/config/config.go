@@ -133,6 +133,7 @@ sets are read from files holding one JSON object.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.level, "level", "", "compatibility level: NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL or FULL_TRANSITIVE")
+	global.Enum(cmd, "level", global.LevelValues()...)
 	fl.BoolVar(&f.normalize, "normalize", false, "normalize schemas before comparing and storing them")
 	fl.BoolVar(&f.validateFields, "validate-fields", false, "validate field names")
 	fl.StringVar(&f.group, "compatibility-group", "", "metadata property whose value splits versions into compatibility groups (\"\" clears it)")

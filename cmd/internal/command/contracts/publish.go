@@ -49,6 +49,7 @@ use 'charter contracts verify' or the registry's gate to fail a build.`,
 	f.StringVar(&fl.branch, "branch", "", "the consumer's branch")
 	f.StringVar(&fl.consumer, "consumer", "", "consumer name (default: the pact's consumer)")
 	f.StringVar(&fl.actor, "actor", "", global.ActorUsage)
+	global.CompleteSubjectFlag(cmd, "subject")
 	return cmd
 }
 

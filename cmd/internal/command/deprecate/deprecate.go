@@ -142,6 +142,7 @@ extension until when; --within DAYS keeps those expiring within DAYS days.`,
 	f.BoolVar(&calendarOn, "calendar", false, "list the coming expiries, soonest first, with what still blocks each")
 	f.StringVar(&subject, "subject", "", "with --calendar: only this subject")
 	f.IntVar(&within, "within", 0, "with --calendar: only expiries within this many days")
+	global.CompleteSubjectFlag(cmd, "subject")
 	cmd.MarkFlagsMutuallyExclusive("list", "undo", "calendar")
 	return cmd
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/pii"
 	"github.com/charter-dev/charter/registry/client"
 )
 
@@ -52,7 +53,8 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
   charter dismiss orders-value --list
   charter dismiss orders-value --list -o json
   charter dismiss orders-value .note --pattern PII_PERSON_NAME --undo`,
-		Args: cobra.RangeArgs(1, 2),
+		Args:              cobra.RangeArgs(1, 2),
+		ValidArgsFunction: global.CompleteSubjects,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
@@ -111,6 +113,15 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
 	f.BoolVar(&undo, "undo", false, "remove the dismissal of FIELD and --pattern")
 	f.BoolVar(&proposed, "proposed", false, "FIELD is in a schema not registered yet (without it, a field no registered version has is refused)")
 	cmd.MarkFlagsMutuallyExclusive("list", "undo")
+	if err := cmd.RegisterFlagCompletionFunc("pattern", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var ids []string
+		for _, p := range pii.Patterns() {
+			ids = append(ids, p.ID)
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	}); err != nil {
+		panic(err)
+	}
 	return cmd
 }
 

@@ -25,6 +25,9 @@ type SchemaInput struct {
 	Normalize bool
 }
 
+// SchemaTypeValues are the values of --type (SchemaInput.AddFlags).
+var SchemaTypeValues = []string{"avro", "protobuf", "json"}
+
 // AddFlags registers --type, --ref, --metadata, --rule-set and
 // --normalize on fs.
 func (in *SchemaInput) AddFlags(fs *pflag.FlagSet) {

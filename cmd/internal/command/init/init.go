@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat"
 )
 
@@ -55,6 +56,8 @@ An existing charter.yaml is kept unless --force is given.`,
 	f.StringVar(&o.level, "level", "BACKWARD", "default compatibility level")
 	f.StringVar(&o.strategy, "strategy", string(project.TopicValue), "default subject naming strategy: topic-value, topic-key, record or topic-record")
 	f.BoolVar(&o.stdout, "stdout", false, "print the file instead of writing it")
+	global.Enum(cmd, "level", global.LevelValues()...)
+	global.Enum(cmd, "strategy", string(project.TopicValue), string(project.TopicKey), string(project.Record), string(project.TopicRecord))
 	return cmd
 }
 

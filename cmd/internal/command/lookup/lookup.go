@@ -53,6 +53,7 @@ error (exit code 2).`,
 		},
 	}
 	in.AddFlags(cmd.Flags())
+	global.Enum(cmd, "type", global.SchemaTypeValues...)
 	cmd.Flags().BoolVar(&deleted, "deleted", false, "also match soft-deleted versions")
 	return cmd
 }

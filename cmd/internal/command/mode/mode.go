@@ -3,11 +3,17 @@
 package mode
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 )
+
+// Modes are the modes `charter mode set` takes (in any letter case).
+var Modes = []string{"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"}
 
 func scope(subject string) string {
 	if subject == "" {
@@ -84,6 +90,19 @@ any letter case. Entering IMPORT while the scope holds schemas needs --force.`,
 		Example: `  charter mode set READONLY
   charter mode set orders-value readwrite`,
 		Args: cobra.RangeArgs(1, 2),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			// [SUBJECT] MODE: the modes, and the subjects first.
+			switch len(args) {
+			case 0:
+				subjects, _ := global.CompleteSubjects(cmd, args, toComplete)
+				return append(slices.Clone(Modes), subjects...), cobra.ShellCompDirectiveNoFileComp
+			case 1:
+				if !slices.Contains(Modes, strings.ToUpper(args[0])) {
+					return Modes, cobra.ShellCompDirectiveNoFileComp
+				}
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := global.RegistryOutput(cmd)
 			if err != nil {

@@ -90,6 +90,7 @@ other errors.`,
 		},
 	}
 	in.AddFlags(cmd.Flags())
+	global.Enum(cmd, "type", global.SchemaTypeValues...)
 	global.AddActorFlag(cmd)
 	return cmd
 }

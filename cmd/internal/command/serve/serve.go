@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
@@ -147,6 +148,9 @@ which beats the default.`,
   # Deploy pipelines: migrate once, then roll the replicas
   charter serve --migrate-only --db "$CHARTER_DB"`,
 		Args: cobra.NoArgs,
+		// The root's client flags and --output mean nothing to the
+		// server: its help leaves them out.
+		Annotations: map[string]string{global.AnnotationNoGlobalFlags: "true"},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			given, err := applyConfigFile(cmd.LocalFlags(), cfgFile)
 			if err != nil {
@@ -163,6 +167,7 @@ which beats the default.`,
 				"token":   "the server's tokens live in the --auth-config file (see `charter auth token`)",
 				"user":    "the server's users and passwords live in the --auth-config file (see `charter auth hash-password`)",
 				"ca-file": "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca",
+				"timeout": "the server's own are --read-header-timeout, --read-timeout and --idle-timeout",
 			} {
 				if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
 					return fmt.Errorf("--%s is for commands that call a registry; %s", flag, instead)
@@ -198,6 +203,8 @@ which beats the default.`,
 	addDatabaseFlags(f, &cfg.Database)
 	f.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	global.Enum(cmd, "log-level", "debug", "info", "warn", "error")
+	global.Enum(cmd, "log-format", "text", "json")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes (> 0; larger bodies get 413)")
 	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes (> 0; larger schemas get 42209)")
 	f.IntVar(&cfg.ParsedCacheBytes, "parsed-cache-bytes", registry.DefaultParsedCacheBytes, "estimated byte budget of parsed schemas kept in memory for compatibility checks, least recently used evicted first; -1 keeps none")
