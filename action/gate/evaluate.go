@@ -86,6 +86,9 @@ func CheckCompatibility(in Input) compat.Result {
 // CheckCompatibilityContext is CheckCompatibility that stops when
 // in.Context ends, with its error and no verdict.
 func CheckCompatibilityContext(in Input) (compat.Result, error) {
+	if in.Compat != nil {
+		return *in.Compat, nil
+	}
 	level := in.Level
 	if level == "" {
 		level = compat.DefaultLevel

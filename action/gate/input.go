@@ -36,6 +36,14 @@ type Input struct {
 	// group); non-transitive levels use the last one only. A version of
 	// another schema type is reported as RuleSchemaTypeChanged.
 	Against []compat.Previous
+	// Compat, when set, is the compatibility verdict of Candidate
+	// against the earlier versions at Level, already computed (the
+	// registry's incremental transitive check, which holds no parsed
+	// earlier versions): Evaluate and CheckCompatibilityContext use it
+	// instead of comparing with Against. Against then serves the
+	// deprecation rules only, and may be nil when State has no
+	// deprecations.
+	Compat *compat.Result
 	// Latest is the subject's latest live version, the baseline of the
 	// governance rules and the contracts; nil for a first version.
 	Latest *governance.Version
