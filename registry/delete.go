@@ -45,7 +45,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 				return srerr.New(srerr.ErrSubjectSoftDeleted,
 					"Subject '%s' was soft deleted. Set permanent=true to delete permanently", subject)
 			}
-			if err := refuseReferencedOutside(ctx, tx, lv, subject); err != nil {
+			if err := refuseReferencedOutside(ctx, tx, lv, subject, false); err != nil {
 				return err
 			}
 			for _, v := range lv {
@@ -61,7 +61,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 			return srerr.New(srerr.ErrSubjectNotSoftDeleted,
 				"Subject '%s' was not deleted first before being permanently deleted", subject)
 		}
-		if err := refuseReferencedOutside(ctx, tx, vs, subject); err != nil {
+		if err := refuseReferencedOutside(ctx, tx, vs, subject, true); err != nil {
 			return err
 		}
 		// Highest first, so that references inside the subject go first.
@@ -122,7 +122,7 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 				return srerr.New(srerr.ErrVersionSoftDeleted,
 					"Subject '%s' Version %d was soft deleted. Set permanent=true to delete permanently", subject, v.Version)
 			}
-			if err := refuseReferenced(ctx, tx, []SubjectVersion{v}); err != nil {
+			if err := refuseReferenced(ctx, tx, []SubjectVersion{v}, false); err != nil {
 				return err
 			}
 			v.Deleted = true
@@ -136,7 +136,7 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 			return srerr.New(srerr.ErrVersionNotSoftDeleted,
 				"Subject '%s' Version %d was not deleted first before being permanently deleted", subject, v.Version)
 		}
-		if err := refuseReferenced(ctx, tx, []SubjectVersion{v}); err != nil {
+		if err := refuseReferenced(ctx, tx, []SubjectVersion{v}, true); err != nil {
 			return err
 		}
 		if err := tx.DeleteVersion(ctx, subject, v.Version); err != nil {
@@ -186,19 +186,20 @@ func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, er
 	return out, nil
 }
 
-// refuseReferenced returns 42206 when a schema with a live version
-// references one of vs.
-func refuseReferenced(ctx context.Context, tx Tx, vs []SubjectVersion) error {
-	return refuseReferencedOutside(ctx, tx, vs, "")
+// refuseReferenced returns 42206 when a schema with a live version (with
+// includeDeleted, any version: a permanent delete, as Confluent's
+// getReferencedBy(key, permanentDelete)) references one of vs.
+func refuseReferenced(ctx context.Context, tx Tx, vs []SubjectVersion, includeDeleted bool) error {
+	return refuseReferencedOutside(ctx, tx, vs, "", includeDeleted)
 }
 
 // refuseReferencedOutside is refuseReferenced ignoring referrers whose
 // live versions are all in subject (when not ""): a subject delete takes
 // a version that references an earlier one of the same subject with it,
 // as Confluent's (RestApiTest.testDeleteSubjectWithSelfReferencingVersions).
-func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, subject string) error {
+func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, subject string, includeDeleted bool) error {
 	for _, v := range vs {
-		all, err := referrers(ctx, tx, v.Subject, v.Version, false)
+		all, err := referrers(ctx, tx, v.Subject, v.Version, includeDeleted)
 		if err != nil {
 			return err
 		}
@@ -206,7 +207,7 @@ func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, su
 		if subject != "" {
 			ids = nil
 			for _, id := range all {
-				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id})
+				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: includeDeleted})
 				if err != nil {
 					return fmt.Errorf("list versions of schema %d: %w", id, err)
 				}

@@ -242,7 +242,12 @@ func (s *server) serverVersion(w http.ResponseWriter, r *http.Request) {
 
 // contexts lists the one context Charter has, the default ".".
 func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, []string{"."})
+	p, err := pageParams(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, paginate([]string{"."}, p))
 }
 
 // cachedByID returns the cached body of GET /schemas/ids/{id}, or the

@@ -12,8 +12,11 @@ import (
 // configRequest is Confluent's ConfigUpdateRequest. Both `compatibility`
 // (the documented name) and `compatibilityLevel` (what GET returns) are
 // accepted; `compatibility` wins when both are set. An empty alias or
-// compatibilityGroup clears it, and so does JSON null. Fields Charter does not act on yet
-// (compatibilityPolicy, validateRules) are accepted and ignored.
+// compatibilityGroup clears it, and so does JSON null. Fields Charter does
+// not act on (compatibilityPolicy, validateRules; validateNewSchemas, as
+// Charter always validates a new schema; aliasForDeks, as it has no DEK
+// registry) are accepted and ignored, so that a config copied from
+// Confluent applies.
 type configRequest struct {
 	Compatibility       *string         `json:"compatibility"`
 	CompatibilityLevel  *string         `json:"compatibilityLevel"`
@@ -22,6 +25,8 @@ type configRequest struct {
 	Normalize           *bool           `json:"normalize"`
 	ValidateFields      *bool           `json:"validateFields"`
 	ValidateRules       *bool           `json:"validateRules"`
+	ValidateNewSchemas  *bool           `json:"validateNewSchemas"`
+	AliasForDeks        *string         `json:"aliasForDeks"`
 	Alias               clearableString `json:"alias"`
 	DefaultMetadata     json.RawMessage `json:"defaultMetadata"`
 	OverrideMetadata    json.RawMessage `json:"overrideMetadata"`
