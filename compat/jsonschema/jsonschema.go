@@ -142,6 +142,7 @@ type Schema struct {
 	root       *node
 	canonical  string
 	normalized string
+	compiled   *js.Schema
 }
 
 var _ compat.Schema = (*Schema)(nil)
@@ -172,6 +173,13 @@ func (s *Schema) Canonical() string { return s.canonical }
 // Enum order, allOf/anyOf/oneOf order, annotations and unknown keywords are
 // kept.
 func (s *Schema) Normalized() string { return s.normalized }
+
+// Validate validates a JSON document under the schema as Parse compiled
+// it (references resolved, no network, formats as annotations). doc is
+// the document as santhosh-tekuri/jsonschema's UnmarshalJSON decodes it
+// (numbers as json.Number). A failure is that package's
+// *ValidationError.
+func (s *Schema) Validate(doc any) error { return s.compiled.Validate(doc) }
 
 // Draft returns the JSON Schema draft the schema was read with: 4, 6, 7,
 // 2019 (2019-09) or 2020 (2020-12).
@@ -278,6 +286,7 @@ func Parse(text string, deps []compat.Dependency) (s *Schema, err error) {
 		root:       root,
 		canonical:  compact(raw),
 		normalized: normalizedText(raw),
+		compiled:   compiled,
 	}, nil
 }
 

@@ -1,0 +1,857 @@
+package evidence
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	hamba "github.com/hamba/avro/v2"
+
+	"github.com/charter-dev/charter/compat/avro"
+)
+
+// avroEngine generates Avro events with the writer schema and reads them
+// with hamba's resolution of the reader against the writer.
+//
+// When hamba resolves the two whole schemas, every event is read with that
+// resolution. When it does not (a union branch or an enum symbol the
+// reader lacks, say, or a writer union hamba cannot resolve such as
+// ["int","long"] read as "long"), each event is encoded with the writer
+// pruned to the union branches and enum symbols the event uses, and that
+// pruned writer is resolved: the specification resolves datum by datum,
+// so an event that only uses what the reader reads is read, and one that
+// uses a missing branch or symbol is refused with hamba's error.
+type avroEngine struct {
+	reader, writer *avro.Schema
+	full           hamba.Schema // resolution of the whole pair, nil when hamba refuses it
+	fullErr        error
+	fullAPI        hamba.API
+	writerAPI      hamba.API
+	pruned         map[string]*prunedPair
+}
+
+type prunedPair struct {
+	writer   hamba.Schema
+	api      hamba.API // encodes with writer
+	resolved hamba.Schema
+	rapi     hamba.API
+	err      error
+}
+
+func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
+	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}}
+	e.full, e.fullErr = hamba.NewSchemaCompatibility().Resolve(r.Hamba(), w.Hamba())
+	if e.fullErr == nil {
+		e.fullAPI = avro.FreshAPI()
+	}
+	return e, nil
+}
+
+func (e *avroEngine) roots() int { return 1 }
+
+// avroGen generates one Avro value and records which union branches and
+// enum symbols it used.
+type avroGen struct {
+	ch     *chooser
+	unions map[*hamba.UnionSchema]map[int]bool
+	enums  map[*hamba.EnumSchema]map[string]bool
+}
+
+func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
+	g := &avroGen{ch: ch, unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}
+	v, ok := g.value(e.writer.Hamba(), "", 0)
+	if !ok {
+		return nil, false
+	}
+	wschema, wapi := e.writer.Hamba(), e.writerAPI
+	resolved, rapi, rerr := e.full, e.fullAPI, e.fullErr
+	if e.fullErr != nil {
+		p := e.prune(g)
+		if p.writer == nil {
+			return nil, false
+		}
+		wschema, wapi = p.writer, p.api
+		resolved, rapi, rerr = p.resolved, p.rapi, p.err
+	}
+	data, err := wapi.Marshal(wschema, v)
+	if err != nil {
+		return nil, false // the generator made a value the writer refuses
+	}
+	obs := &observed{event: func() json.RawMessage { return avroJSON(v) }}
+	if rerr != nil {
+		obs.add(Refused, "."+strings.TrimPrefix(refusedPath(e.reader.Hamba(), wschema, v), "."), "refused",
+			"the reader's schema does not resolve the writer's for this event: "+rerr.Error(), "")
+		return obs, true
+	}
+	var out any
+	if err := rapi.Unmarshal(resolved, data, &out); err != nil {
+		obs.add(Refused, ".", "refused", "the reader failed to decode the event: "+err.Error(), "")
+		return obs, true
+	}
+	obs.read = func() json.RawMessage { return avroJSON(out) }
+	cmp := avroCompare{obs: obs}
+	cmp.compare(wschema, e.reader.Hamba(), v, out, "")
+	return obs, true
+}
+
+// refusedPath names where an event the reader refuses breaks: the first
+// field path at which the pruned writer and the reader fail to resolve,
+// "" (the root) when that cannot be narrowed.
+func refusedPath(r, w hamba.Schema, v any) string {
+	c := hamba.NewSchemaCompatibility()
+	var walk func(r, w hamba.Schema, v any, path string) string
+	walk = func(r, w hamba.Schema, v any, path string) string {
+		r, w = deref(r), deref(w)
+		if c.Compatible(r, w) == nil {
+			return ""
+		}
+		switch {
+		case w.Type() == hamba.Union:
+			if b, inner := unionBranch(w.(*hamba.UnionSchema), v); b != nil {
+				if p := walk(r, b, inner, path); p != "" {
+					return p
+				}
+			}
+		case r.Type() == hamba.Union:
+			for _, rb := range r.(*hamba.UnionSchema).Types() {
+				if deref(rb).Type() == w.Type() {
+					if p := walk(rb, w, v, path); p != "" {
+						return p
+					}
+				}
+			}
+		case r.Type() == hamba.Record && w.Type() == hamba.Record:
+			m, _ := v.(map[string]any)
+			for _, rf := range r.(*hamba.RecordSchema).Fields() {
+				wf := writerField(w.(*hamba.RecordSchema), rf)
+				if wf == nil {
+					if !rf.HasDefault() {
+						return path + "." + rf.Name()
+					}
+					continue
+				}
+				if p := walk(rf.Type(), wf.Type(), m[wf.Name()], path+"."+rf.Name()); p != "" {
+					return p
+				}
+			}
+		case r.Type() == hamba.Array && w.Type() == hamba.Array:
+			items, _ := v.([]any)
+			for _, it := range items {
+				if p := walk(r.(*hamba.ArraySchema).Items(), w.(*hamba.ArraySchema).Items(), it, path+"[]"); p != "" {
+					return p
+				}
+			}
+			if len(items) == 0 {
+				return path + "[]"
+			}
+		case r.Type() == hamba.Map && w.Type() == hamba.Map:
+			m, _ := v.(map[string]any)
+			for _, k := range sortedKeys(m) {
+				if p := walk(r.(*hamba.MapSchema).Values(), w.(*hamba.MapSchema).Values(), m[k], path+"{}"); p != "" {
+					return p
+				}
+			}
+			if len(m) == 0 {
+				return path + "{}"
+			}
+		}
+		if path == "" {
+			return "."
+		}
+		return path
+	}
+	return walk(r, w, v, "")
+}
+
+func deref(s hamba.Schema) hamba.Schema {
+	if s.Type() == hamba.Ref {
+		return s.(*hamba.RefSchema).Schema()
+	}
+	return s
+}
+
+// unionBranch returns the branch of u that a generic value v (nil, or a
+// one-key map naming the branch) takes, and the value inside.
+func unionBranch(u *hamba.UnionSchema, v any) (hamba.Schema, any) {
+	if v == nil {
+		for _, t := range u.Types() {
+			if t.Type() == hamba.Null {
+				return t, nil
+			}
+		}
+		return nil, nil
+	}
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for name, inner := range m {
+			for _, t := range u.Types() {
+				if typeName(t) == name {
+					return t, inner
+				}
+			}
+		}
+	}
+	// hamba decodes a nullable union's value without the branch name.
+	if u.Nullable() {
+		for _, t := range u.Types() {
+			if t.Type() != hamba.Null {
+				return t, v
+			}
+		}
+	}
+	return nil, nil
+}
+
+// typeName is hamba's name of a union branch in a generic value: the full
+// name of a named type, else the type with its logical type
+// ("long.timestamp-millis").
+func typeName(s hamba.Schema) string {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		return n.FullName()
+	}
+	name := string(s.Type())
+	if l, ok := s.(hamba.LogicalTypeSchema); ok && l.Logical() != nil {
+		name += "." + string(l.Logical().Type())
+	}
+	return name
+}
+
+// writerField is the writer field a reader field reads: the one of its
+// name, else one its aliases name.
+func writerField(w *hamba.RecordSchema, rf *hamba.Field) *hamba.Field {
+	for _, wf := range w.Fields() {
+		if wf.Name() == rf.Name() {
+			return wf
+		}
+	}
+	for _, a := range rf.Aliases() {
+		for _, wf := range w.Fields() {
+			if wf.Name() == a {
+				return wf
+			}
+		}
+	}
+	return nil
+}
+
+const maxDepth = 6
+
+// Boundary values of the generated numbers and strings, option 0 first.
+var (
+	avroInts    = []int{0, 1, -1, math.MaxInt32, math.MinInt32}
+	avroLongs   = []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1<<53 + 1}
+	avroFloats  = []float32{0, 1.5, -1, math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.NaN())}
+	avroDoubles = []float64{0, 1.5, -1, math.MaxFloat64, 5e-324, 0.1}
+	genStrings  = []string{"", "a", "ünïcødé ✓ 日本語 🚀", strings.Repeat("long-", 60)}
+	genBytes    = [][]byte{{}, []byte("a"), {0xff, 0xfe, 0x00, 0xc3}, bytes.Repeat([]byte{0x5a, 0xa5}, 100)}
+	repeatLens  = []int{0, 1, 2, 17}
+	mapKeys     = []string{"k", "ключ", "", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13", "k14", "k15", "k16"}
+	epoch       = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	genTimes    = []time.Time{epoch, time.Date(2024, 2, 29, 12, 34, 56, 789000000, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 999000000, time.UTC), time.Date(2262, 4, 11, 0, 0, 0, 0, time.UTC)}
+)
+
+func (g *avroGen) pick(key string, n, depth int) int {
+	if depth > maxDepth || g.ch.low() {
+		return 0
+	}
+	return g.ch.pick(key, n)
+}
+
+// value generates a value of s at path key (with indices, the choice
+// key); ok is false when no finite value could be made.
+func (g *avroGen) value(s hamba.Schema, key string, depth int) (any, bool) {
+	if depth > 4*maxDepth {
+		return nil, false
+	}
+	s = deref(s)
+	var logical string
+	if l, ok := s.(hamba.LogicalTypeSchema); ok && l.Logical() != nil {
+		logical = string(l.Logical().Type())
+	}
+	switch s.Type() {
+	case hamba.Null:
+		return nil, true
+	case hamba.Boolean:
+		return g.pick(key, 2, depth) == 1, true
+	case hamba.Int:
+		switch logical {
+		case "date":
+			return genTimes[g.pick(key, 3, depth)].Truncate(24 * time.Hour), true
+		case "time-millis":
+			return []time.Duration{0, time.Millisecond, 86399999 * time.Millisecond}[g.pick(key, 3, depth)], true
+		}
+		return avroInts[g.pick(key, len(avroInts), depth)], true
+	case hamba.Long:
+		switch logical {
+		case "timestamp-millis", "local-timestamp-millis":
+			return genTimes[g.pick(key, len(genTimes), depth)], true
+		case "timestamp-micros", "local-timestamp-micros":
+			return genTimes[g.pick(key, len(genTimes)-1, depth)], true
+		case "time-micros":
+			return []time.Duration{0, time.Microsecond, 86399999999 * time.Microsecond}[g.pick(key, 3, depth)], true
+		}
+		return avroLongs[g.pick(key, len(avroLongs), depth)], true
+	case hamba.Float:
+		return avroFloats[g.pick(key, len(avroFloats), depth)], true
+	case hamba.Double:
+		return avroDoubles[g.pick(key, len(avroDoubles), depth)], true
+	case hamba.String:
+		if logical == "uuid" {
+			return []string{"00000000-0000-0000-0000-000000000000", "123e4567-e89b-12d3-a456-426614174000"}[g.pick(key, 2, depth)], true
+		}
+		return genStrings[g.pick(key, len(genStrings), depth)], true
+	case hamba.Bytes:
+		if logical == "decimal" {
+			d := s.(*hamba.PrimitiveSchema).Logical().(*hamba.DecimalLogicalSchema)
+			return decimalValue(d.Precision(), d.Scale(), g.pick(key, 4, depth)), true
+		}
+		return genBytes[g.pick(key, len(genBytes), depth)], true
+	case hamba.Fixed:
+		f := s.(*hamba.FixedSchema)
+		if logical == "decimal" {
+			d := f.Logical().(*hamba.DecimalLogicalSchema)
+			p := min(d.Precision(), int(math.Floor(math.Log10(2)*float64(8*f.Size()-1))))
+			return decimalValue(p, d.Scale(), g.pick(key, 4, depth)), true
+		}
+		if logical == "duration" {
+			return hamba.LogicalDuration{Months: uint32(g.pick(key, 2, depth)), Days: 1, Milliseconds: 2}, true
+		}
+		b := make([]byte, f.Size())
+		if g.pick(key, 2, depth) == 1 {
+			for i := range b {
+				b[i] = 0xff
+			}
+		}
+		return fixedArray(b), true
+	case hamba.Enum:
+		en := s.(*hamba.EnumSchema)
+		sym := en.Symbols()[g.pick(key, len(en.Symbols()), depth)]
+		if g.enums[en] == nil {
+			g.enums[en] = map[string]bool{}
+		}
+		g.enums[en][sym] = true
+		return sym, true
+	case hamba.Array:
+		n := repeatLens[g.pick(key+"#", len(repeatLens), depth)]
+		out := make([]any, 0, n)
+		for i := range n {
+			v, ok := g.value(s.(*hamba.ArraySchema).Items(), fmt.Sprintf("%s[%d]", key, i), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	case hamba.Map:
+		n := repeatLens[g.pick(key+"#", len(repeatLens), depth)]
+		out := make(map[string]any, n)
+		for i := range n {
+			v, ok := g.value(s.(*hamba.MapSchema).Values(), fmt.Sprintf("%s{%d}", key, i), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[mapKeys[i]] = v
+		}
+		return out, true
+	case hamba.Union:
+		u := s.(*hamba.UnionSchema)
+		order := unionOrder(u)
+		i := order[g.pick(key+"|", len(order), depth)]
+		if g.unions[u] == nil {
+			g.unions[u] = map[int]bool{}
+		}
+		g.unions[u][i] = true
+		b := u.Types()[i]
+		if b.Type() == hamba.Null {
+			return nil, true
+		}
+		v, ok := g.value(b, key+"<"+typeName(b)+">", depth+1)
+		if !ok {
+			return nil, false
+		}
+		return map[string]any{typeName(b): v}, true
+	case hamba.Record:
+		r := s.(*hamba.RecordSchema)
+		out := make(map[string]any, len(r.Fields()))
+		for _, f := range r.Fields() {
+			v, ok := g.value(f.Type(), key+"."+f.Name(), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[f.Name()] = v
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// unionOrder lists a union's branches with null first (option 0 is the
+// smallest value), the others in their order.
+func unionOrder(u *hamba.UnionSchema) []int {
+	out := make([]int, 0, len(u.Types()))
+	for i, t := range u.Types() {
+		if t.Type() == hamba.Null {
+			out = append([]int{i}, out...)
+		} else {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func decimalValue(precision, scale, option int) *big.Rat {
+	switch option {
+	case 1:
+		return big.NewRat(1, 1)
+	case 2:
+		return new(big.Rat).SetFrac(big.NewInt(-1), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	case 3:
+		// The largest value the precision holds: 10^p - 1 units of 10^-s.
+		num := new(big.Int).Sub(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(precision)), nil), big.NewInt(1))
+		return new(big.Rat).SetFrac(num, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
+	}
+	return new(big.Rat)
+}
+
+// fixedArray makes the [n]byte array hamba's generic codec wants for a
+// fixed of size n.
+func fixedArray(b []byte) any {
+	v := reflect.New(reflect.ArrayOf(len(b), reflect.TypeFor[byte]())).Elem()
+	reflect.Copy(v, reflect.ValueOf(b))
+	return v.Interface()
+}
+
+// fixedBytes returns the bytes of a [n]byte array.
+func fixedBytes(v any) ([]byte, bool) {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Array || rv.Type().Elem().Kind() != reflect.Uint8 {
+		return nil, false
+	}
+	b := make([]byte, rv.Len())
+	reflect.Copy(reflect.ValueOf(b), rv)
+	return b, true
+}
+
+// prune returns the writer restricted to the union branches and enum
+// symbols of g's event, resolved against the reader (cached per
+// restriction).
+func (e *avroEngine) prune(g *avroGen) *prunedPair {
+	var sig strings.Builder
+	p := &pruner{g: g, named: map[string]bool{}, sig: &sig}
+	text := p.schema(e.writer.Hamba())
+	key := sig.String()
+	if pp, ok := e.pruned[key]; ok {
+		return pp
+	}
+	pp := &prunedPair{}
+	e.pruned[key] = pp
+	raw, err := json.Marshal(text)
+	if err != nil {
+		return pp
+	}
+	ws, err := hamba.ParseBytesWithCache(raw, "", &hamba.SchemaCache{})
+	if err != nil {
+		return pp
+	}
+	pp.writer, pp.api = ws, avro.FreshAPI()
+	pp.resolved, pp.err = hamba.NewSchemaCompatibility().Resolve(e.reader.Hamba(), ws)
+	pp.rapi = avro.FreshAPI()
+	return pp
+}
+
+// pruner writes a hamba schema back as JSON with its unions restricted to
+// the branches an event used and its enums to the symbols it used (every
+// branch or symbol when the event used none), and without the writer's
+// defaults, which reading ignores.
+type pruner struct {
+	g     *avroGen
+	named map[string]bool
+	sig   *strings.Builder
+}
+
+func (p *pruner) schema(s hamba.Schema) any {
+	s = deref(s)
+	out := map[string]any{}
+	if l, ok := s.(hamba.LogicalTypeSchema); ok && l.Logical() != nil {
+		out["logicalType"] = string(l.Logical().Type())
+		if d, ok := l.Logical().(*hamba.DecimalLogicalSchema); ok {
+			out["precision"], out["scale"] = d.Precision(), d.Scale()
+		}
+	}
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if p.named[n.FullName()] {
+			return n.FullName()
+		}
+		p.named[n.FullName()] = true
+		out["name"] = n.FullName()
+	}
+	out["type"] = string(s.Type())
+	switch t := s.(type) {
+	case *hamba.PrimitiveSchema:
+		if len(out) == 1 {
+			return string(t.Type())
+		}
+	case *hamba.FixedSchema:
+		out["size"] = t.Size()
+	case *hamba.EnumSchema:
+		syms := t.Symbols()
+		if used := p.g.enums[t]; len(used) > 0 {
+			syms = nil
+			for _, sym := range t.Symbols() {
+				if used[sym] {
+					syms = append(syms, sym)
+				}
+			}
+		}
+		fmt.Fprintf(p.sig, "e%s%v;", t.FullName(), syms)
+		out["symbols"] = syms
+	case *hamba.ArraySchema:
+		out["items"] = p.schema(t.Items())
+	case *hamba.MapSchema:
+		out["values"] = p.schema(t.Values())
+	case *hamba.RecordSchema:
+		fields := make([]any, 0, len(t.Fields()))
+		for _, f := range t.Fields() {
+			fields = append(fields, map[string]any{"name": f.Name(), "type": p.schema(f.Type())})
+		}
+		out["fields"] = fields
+	case *hamba.UnionSchema:
+		used := p.g.unions[t]
+		var branches []any
+		var kept []int
+		for i, b := range t.Types() {
+			if len(used) == 0 || used[i] {
+				branches = append(branches, p.schema(b))
+				kept = append(kept, i)
+			}
+		}
+		fmt.Fprintf(p.sig, "u%v;", kept)
+		return branches
+	}
+	return out
+}
+
+// avroCompare compares a value as written with the value the reader
+// decoded, walking the writer's and the reader's schemas together.
+type avroCompare struct{ obs *observed }
+
+func (c avroCompare) compare(w, r hamba.Schema, wv, rv any, path string) {
+	w, r = deref(w), deref(r)
+	if w.Type() == hamba.Union {
+		b, inner := unionBranch(w.(*hamba.UnionSchema), wv)
+		if b == nil {
+			return
+		}
+		bp := path
+		if len(w.(*hamba.UnionSchema).Types()) > 2 || !w.(*hamba.UnionSchema).Nullable() {
+			bp += "<" + typeName(b) + ">"
+		}
+		c.compare(b, r, inner, rv, bp)
+		return
+	}
+	if r.Type() == hamba.Union {
+		b, inner := unionBranch(r.(*hamba.UnionSchema), rv)
+		if b == nil {
+			c.obs.add(Lossy, at(path), "changed", fmt.Sprintf("the reader's union holds %s, no branch of it", short(rv)), "")
+			return
+		}
+		c.compare(w, b, wv, inner, path)
+		return
+	}
+	switch w.Type() {
+	case hamba.Null:
+		return
+	case hamba.Record:
+		wr := w.(*hamba.RecordSchema)
+		rr, ok := r.(*hamba.RecordSchema)
+		wm, _ := wv.(map[string]any)
+		rm, _ := rv.(map[string]any)
+		if !ok {
+			c.obs.add(Lossy, at(path), "changed", "the reader read a record as "+string(r.Type()), "")
+			return
+		}
+		for _, rf := range rr.Fields() {
+			wf := writerField(wr, rf)
+			if wf == nil {
+				c.obs.add(Defaulted, at(path+"."+rf.Name()), "default", "the reader filled the field with its default", "")
+				continue
+			}
+			c.compare(wf.Type(), rf.Type(), wm[wf.Name()], rm[rf.Name()], path+"."+rf.Name())
+		}
+	case hamba.Enum:
+		ws, _ := wv.(string)
+		rs, _ := rv.(string)
+		if ws == rs {
+			return
+		}
+		if en, ok := r.(*hamba.EnumSchema); ok && en.HasDefault() && rs == en.Default() {
+			c.obs.add(Defaulted, at(path), "default", fmt.Sprintf("the reader read symbol %s as its enum default %s", ws, rs), "")
+			return
+		}
+		c.obs.add(Lossy, at(path), "changed", fmt.Sprintf("the reader read symbol %s as %s", ws, rs), "")
+	case hamba.Array:
+		wa, _ := wv.([]any)
+		ra, _ := rv.([]any)
+		if len(wa) != len(ra) {
+			c.obs.add(Lossy, at(path), "truncated", fmt.Sprintf("the reader read %d items of %d", len(ra), len(wa)), "")
+			return
+		}
+		rs, ok := r.(*hamba.ArraySchema)
+		if !ok {
+			return
+		}
+		for i := range wa {
+			c.compare(w.(*hamba.ArraySchema).Items(), rs.Items(), wa[i], ra[i], path+"[]")
+		}
+	case hamba.Map:
+		wm, _ := wv.(map[string]any)
+		rm, _ := rv.(map[string]any)
+		rs, ok := r.(*hamba.MapSchema)
+		if !ok || len(wm) != len(rm) {
+			c.obs.add(Lossy, at(path), "truncated", fmt.Sprintf("the reader read %d entries of %d", len(rm), len(wm)), "")
+			return
+		}
+		for _, k := range sortedKeys(wm) {
+			c.compare(w.(*hamba.MapSchema).Values(), rs.Values(), wm[k], rm[k], path+"{}")
+		}
+	default:
+		c.scalar(w, r, wv, rv, path)
+	}
+}
+
+func (c avroCompare) scalar(w, r hamba.Schema, wv, rv any, path string) {
+	if r.Type() == hamba.String {
+		if s, ok := rv.(string); ok && !utf8.ValidString(s) {
+			c.obs.add(Lossy, at(path), "invalid-utf8",
+				"the reader's string is not UTF-8 (the writer's bytes were not text); Java and Python readers replace such bytes with U+FFFD", "")
+			return
+		}
+	}
+	if equalScalar(wv, rv) {
+		return
+	}
+	c.obs.add(Lossy, at(path), "changed", fmt.Sprintf("the reader read %s as %s", short(wv), short(rv)), "")
+}
+
+// equalScalar compares a written scalar with the one read, across the
+// promotions and logical types.
+func equalScalar(wv, rv any) bool {
+	if wn, ok := number(wv); ok {
+		rn, ok := number(rv)
+		if !ok {
+			return true // a representation the reader chose (a logical type added or dropped)
+		}
+		if wn.IsInt() && rn.IsInt() {
+			return wn.Cmp(rn) == 0
+		}
+		wf, rf := wn.f, rn.f
+		if wn.IsInt() {
+			wf = new(big.Float).SetInt(wn.i)
+		}
+		if rn.IsInt() {
+			rf = new(big.Float).SetInt(rn.i)
+		}
+		if wf == nil || rf == nil {
+			return wn.nan && rn.nan
+		}
+		return wf.Cmp(rf) == 0
+	}
+	switch w := wv.(type) {
+	case string:
+		switch r := rv.(type) {
+		case string:
+			return w == r
+		case []byte:
+			return w == string(r)
+		}
+		return true
+	case []byte:
+		switch r := rv.(type) {
+		case string:
+			return string(w) == r
+		case []byte:
+			return bytes.Equal(w, r)
+		}
+		return true
+	case time.Time:
+		if r, ok := rv.(time.Time); ok {
+			return w.Equal(r)
+		}
+		return true
+	case time.Duration:
+		if r, ok := rv.(time.Duration); ok {
+			return w == r
+		}
+		return true
+	case *big.Rat:
+		if r, ok := rv.(*big.Rat); ok {
+			return w.Cmp(r) == 0
+		}
+		return true
+	case bool:
+		r, ok := rv.(bool)
+		return !ok || w == r
+	}
+	return fmt.Sprint(wv) == fmt.Sprint(rv)
+}
+
+type num struct {
+	i   *big.Int
+	f   *big.Float
+	nan bool
+}
+
+func (n num) IsInt() bool          { return n.i != nil }
+func (n num) Cmp(o num) int        { return n.i.Cmp(o.i) }
+func intNum(v int64) (num, bool)   { return num{i: big.NewInt(v)}, true }
+func uintNum(v uint64) (num, bool) { return num{i: new(big.Int).SetUint64(v)}, true }
+func floatNum(v float64) (num, bool) {
+	if math.IsNaN(v) {
+		return num{nan: true}, true
+	}
+	if math.IsInf(v, 0) {
+		return num{f: new(big.Float).SetInf(v < 0)}, true
+	}
+	return num{f: big.NewFloat(v)}, true
+}
+
+func number(v any) (num, bool) {
+	switch x := v.(type) {
+	case int:
+		return intNum(int64(x))
+	case int32:
+		return intNum(int64(x))
+	case int64:
+		return intNum(x)
+	case uint32:
+		return uintNum(uint64(x))
+	case uint64:
+		return uintNum(x)
+	case float32:
+		return floatNum(float64(x))
+	case float64:
+		return floatNum(x)
+	}
+	return num{}, false
+}
+
+func at(path string) string {
+	if path == "" {
+		return "."
+	}
+	return path
+}
+
+func short(v any) string {
+	b, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	if len(b) > 60 {
+		return string(b[:57]) + "..."
+	}
+	return string(b)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// avroJSON renders a generic value as JSON in the Avro JSON encoding's
+// shape (a union value as {"branch": value}, bytes as a string of code
+// points 0-255), with decimals as their decimal text and times in RFC
+// 3339.
+func avroJSON(v any) json.RawMessage {
+	b, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return json.RawMessage(fmt.Sprintf("%q", fmt.Sprint(v)))
+	}
+	return b
+}
+
+func jsonable(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonable(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonable(e)
+		}
+		return out
+	case []byte:
+		return latin1(x)
+	case *big.Rat:
+		return json.Number(x.FloatString(ratScale(x)))
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case time.Duration:
+		return x.String()
+	case float32:
+		return jsonFloat(float64(x), 32)
+	case float64:
+		return jsonFloat(x, 64)
+	case hamba.LogicalDuration:
+		return map[string]any{"months": x.Months, "days": x.Days, "milliseconds": x.Milliseconds}
+	}
+	if b, ok := fixedBytes(v); ok {
+		return latin1(b)
+	}
+	return v
+}
+
+func jsonFloat(f float64, bits int) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Sprint(f)
+	}
+	return json.Number(fmt.Sprint(map[int]any{32: float32(f), 64: f}[bits]))
+}
+
+func latin1(b []byte) string {
+	r := make([]rune, len(b))
+	for i, c := range b {
+		r[i] = rune(c)
+	}
+	return string(r)
+}
+
+// ratScale is the number of decimals that print r exactly (at most 40).
+func ratScale(r *big.Rat) int {
+	d := new(big.Int).Set(r.Denom())
+	twos, fives := 0, 0
+	two, five, zero := big.NewInt(2), big.NewInt(5), big.NewInt(0)
+	for m := new(big.Int); ; twos++ {
+		q, rem := new(big.Int).QuoRem(d, two, m)
+		if rem.Cmp(zero) != 0 {
+			break
+		}
+		d = q
+	}
+	for m := new(big.Int); ; fives++ {
+		q, rem := new(big.Int).QuoRem(d, five, m)
+		if rem.Cmp(zero) != 0 {
+			break
+		}
+		d = q
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return 40
+	}
+	return min(max(twos, fives), 40)
+}

@@ -1,0 +1,479 @@
+// Package evidence reads real events across a schema change. From a writer
+// schema it generates events deterministically (seeded) that cover the
+// schema's shape: every union branch and oneof member, every enum symbol,
+// nulls and unset fields, empty, short and long arrays and maps, boundary
+// numbers, non-ASCII strings and, where the format lets a writer send them,
+// invalid UTF-8 strings, and strings that match the writer's patterns and
+// formats. It encodes each event with the writer, reads it with the reader,
+// and classifies what the reader did:
+//
+//   - [Equal]: every value the reader keeps is the value written;
+//   - [Defaulted]: the reader filled a value the writer did not send with
+//     its default (an Avro field default or enum default, a Protobuf field
+//     the writer lacks);
+//   - [Lossy]: the reader read the event but lost something: a value
+//     dropped (an enum number a closed enum does not know, a field of
+//     another wire type), a repetition truncated (repeated read as
+//     singular), a meaning changed (a number that does not survive a
+//     promotion, a decimal read with another scale, a string that is not
+//     UTF-8);
+//   - [Refused]: the reader rejected the event (no resolution, a
+//     decoding error, a document its schema does not validate).
+//
+// Fields the writer sends and the reader does not declare are projected
+// away, as every reader does on purpose; that is not a loss.
+//
+// Per format: Avro encodes with hamba/avro and reads with hamba's schema
+// resolution (per event, so that an event that uses only readable union
+// branches and enum symbols is read, as the specification resolves
+// datum by datum); Protobuf builds dynamicpb messages of the writer's
+// descriptors, marshals them and unmarshals the wire bytes with the
+// reader's descriptors (so proto3 UTF-8 validation and proto2 closed enums
+// apply as in every conforming runtime); JSON Schema generates documents,
+// keeps those valid under the writer and validates them under the reader
+// with santhosh-tekuri/jsonschema.
+//
+// [Read] returns counts per class and, for each distinct breaking outcome
+// (a class, a path and what the reader did), one minimal counterexample
+// event as JSON: the generator shrinks the first event that shows it until
+// no choice can be undone without losing it. Work is bounded by
+// [Options.Events] and by the context.
+//
+// [Check] is the one entry point for a gate (charter diff, charter check,
+// the registry's compatibility call): the evidence of every pair a
+// compatibility level compares, and the findings of the evidence rules
+// ([Rules]), which fire only on a loss an event proves.
+package evidence
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sort"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/compat/jsonschema"
+	"github.com/charter-dev/charter/compat/protobuf"
+)
+
+// Class is what a reader did with one event.
+type Class uint8
+
+// The classes, from harmless to breaking.
+const (
+	Equal Class = iota
+	Defaulted
+	Lossy
+	Refused
+)
+
+var classNames = [...]string{"equal", "default", "loss", "refused"}
+
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// MarshalText encodes the class as its name.
+func (c Class) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Breaking reports whether the class loses data or refuses the event.
+func (c Class) Breaking() bool { return c >= Lossy }
+
+// DefaultEvents is the number of events Read generates when
+// Options.Events is 0.
+const DefaultEvents = 100
+
+// Options bound and seed the work of Read. The zero value generates
+// DefaultEvents events with seed 1.
+type Options struct {
+	// Events is the number of events to generate per pair; 0 means
+	// DefaultEvents.
+	Events int
+	// Seed seeds the generator; equal seeds give equal events. 0 means 1.
+	Seed uint64
+	// MaxOutcomes bounds the distinct breaking outcomes kept (each with
+	// its counterexample); 0 means 16. Counts cover every event anyway.
+	MaxOutcomes int
+}
+
+func (o Options) events() int {
+	if o.Events <= 0 {
+		return DefaultEvents
+	}
+	return o.Events
+}
+
+func (o Options) seed() uint64 {
+	if o.Seed == 0 {
+		return 1
+	}
+	return o.Seed
+}
+
+func (o Options) maxOutcomes() int {
+	if o.MaxOutcomes <= 0 {
+		return 16
+	}
+	return o.MaxOutcomes
+}
+
+// Outcome is one distinct breaking outcome with its minimal
+// counterexample.
+type Outcome struct {
+	Class Class `json:"class"`
+	// Path is where the outcome shows, in the writer's terms: the field
+	// path of the format's violations (".a.b", "[]" for items; a
+	// Protobuf path starts with the message name; a JSON pointer for
+	// JSON Schema).
+	Path string `json:"path"`
+	// Kind names what happened: "refused", "dropped", "truncated",
+	// "changed", "invalid-utf8".
+	Kind string `json:"kind"`
+	// Reader says in one sentence what the reader did.
+	Reader string `json:"reader"`
+	// RuleID is the evidence rule this outcome proves, "" when none of
+	// the evidence rules describes it.
+	RuleID string `json:"ruleId,omitempty"`
+	// Event is the minimal counterexample, as the writer wrote it (JSON).
+	Event json.RawMessage `json:"event"`
+	// Read is what the reader made of it (JSON), absent when it refused.
+	Read json.RawMessage `json:"read,omitempty"`
+}
+
+// Result is the evidence of one reader/writer pair.
+type Result struct {
+	// Events is how many events were generated, encoded and read.
+	Events int `json:"events"`
+	// Counts per class (an event's class is the worst thing the reader
+	// did with any of its values).
+	Equal     int `json:"equal"`
+	Defaulted int `json:"defaulted"`
+	Lossy     int `json:"lossy"`
+	Refused   int `json:"refused"`
+	// Outcomes are the distinct breaking outcomes, each with one minimal
+	// counterexample, in the order first seen.
+	Outcomes []Outcome `json:"outcomes,omitempty"`
+	// Partial is true when the context ended before every event was read.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// Verdict is the worst class of any event; Equal for no events.
+func (r Result) Verdict() Class {
+	switch {
+	case r.Refused > 0:
+		return Refused
+	case r.Lossy > 0:
+		return Lossy
+	case r.Defaulted > 0:
+		return Defaulted
+	}
+	return Equal
+}
+
+func (r *Result) count(c Class) {
+	r.Events++
+	switch c {
+	case Equal:
+		r.Equal++
+	case Defaulted:
+		r.Defaulted++
+	case Lossy:
+		r.Lossy++
+	case Refused:
+		r.Refused++
+	}
+}
+
+// ErrUnsupported is returned by Read for a pair it cannot generate events
+// for (schemas of two formats, a format without an evidence engine, a
+// JSON Schema whose $refs leave the document).
+var ErrUnsupported = errors.New("evidence: unsupported schema pair")
+
+// Read generates events with writer, reads them with reader and
+// classifies each. Both schemas come from the same format's Parse
+// (compat/avro, compat/protobuf, compat/jsonschema). When ctx ends it
+// returns what it has, with Partial set, and no error.
+func Read(ctx context.Context, reader, writer compat.Schema, opts Options) (Result, error) {
+	var e engine
+	var err error
+	switch w := writer.(type) {
+	case *avro.Schema:
+		r, ok := reader.(*avro.Schema)
+		if !ok {
+			return Result{}, fmt.Errorf("%w: %s writer, %s reader", ErrUnsupported, writer.Type(), reader.Type())
+		}
+		e, err = newAvroEngine(r, w)
+	case *protobuf.Schema:
+		r, ok := reader.(*protobuf.Schema)
+		if !ok {
+			return Result{}, fmt.Errorf("%w: %s writer, %s reader", ErrUnsupported, writer.Type(), reader.Type())
+		}
+		e, err = newProtoEngine(r, w)
+	case *jsonschema.Schema:
+		r, ok := reader.(*jsonschema.Schema)
+		if !ok {
+			return Result{}, fmt.Errorf("%w: %s writer, %s reader", ErrUnsupported, writer.Type(), reader.Type())
+		}
+		e, err = newJSONEngine(r, w)
+	default:
+		return Result{}, fmt.Errorf("%w: %T", ErrUnsupported, writer)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return run(ctx, e, opts), nil
+}
+
+// engine is one format's generator and reader for one pair.
+type engine interface {
+	// roots is how many independent roots events are generated for
+	// (Protobuf messages; 1 elsewhere).
+	roots() int
+	// event generates the event of root r with the choices of ch, reads
+	// it and reports what happened; ok is false when the generator
+	// could not make an event the writer accepts with these choices.
+	event(r int, ch *chooser) (ev *observed, ok bool)
+}
+
+// observed is what reading one event showed.
+type observed struct {
+	finds []find
+	// event and read render the event as written and as read (JSON),
+	// called only for counterexamples.
+	event func() json.RawMessage
+	read  func() json.RawMessage
+}
+
+// find is one thing the reader did at one path.
+type find struct {
+	class  Class
+	path   string
+	kind   string
+	reader string
+	ruleID string
+}
+
+func (o *observed) add(c Class, path, kind, reader, ruleID string) {
+	o.finds = append(o.finds, find{c, path, kind, reader, ruleID})
+}
+
+func (o *observed) class() Class {
+	c := Equal
+	for _, f := range o.finds {
+		c = max(c, f.class)
+	}
+	return c
+}
+
+type outcomeKey struct {
+	class      Class
+	path, kind string
+}
+
+func run(ctx context.Context, e engine, opts Options) Result {
+	var res Result
+	n := opts.events()
+	seen := map[outcomeKey]int{}
+	roots := e.roots()
+	if roots == 0 {
+		return res
+	}
+	done := ctx.Done()
+	failures := 0
+	for i := 0; res.Events < n && failures <= 4*n; i++ {
+		if done != nil && i%8 == 0 {
+			select {
+			case <-done:
+				res.Partial = true
+				return res
+			default:
+			}
+		}
+		root := i % roots
+		ch := newChooser(opts.seed(), i/roots)
+		ev, ok := e.event(root, ch)
+		if !ok {
+			failures++
+			continue
+		}
+		res.count(ev.class())
+		for _, f := range ev.finds {
+			if !f.class.Breaking() {
+				continue
+			}
+			k := outcomeKey{f.class, f.path, f.kind}
+			if _, ok := seen[k]; ok || len(res.Outcomes) >= opts.maxOutcomes() {
+				continue
+			}
+			seen[k] = len(res.Outcomes)
+			min := shrink(ctx, e, root, ch, k, ev)
+			o := Outcome{Class: f.class, Path: f.path, Kind: f.kind, Reader: f.reader, RuleID: f.ruleID, Event: min.event()}
+			for _, mf := range min.finds {
+				if (outcomeKey{mf.class, mf.path, mf.kind}) == k {
+					o.Reader, o.RuleID = mf.reader, mf.ruleID
+				}
+			}
+			if f.class != Refused && min.read != nil {
+				o.Read = min.read()
+			}
+			res.Outcomes = append(res.Outcomes, o)
+		}
+	}
+	return res
+}
+
+// shrink undoes the choices of ch one at a time (outermost first),
+// replacing each with the smallest option that still shows outcome k,
+// and returns the observation of the smallest event found. It tries at
+// most maxShrinkTrials events, so that it stays deterministic and cheap.
+func shrink(ctx context.Context, e engine, root int, ch *chooser, k outcomeKey, ev *observed) *observed {
+	fixed := ch.taken()
+	keys := make([]string, 0, len(fixed))
+	for key := range fixed {
+		keys = append(keys, key)
+	}
+	// Paths sort parents before their children, and undoing a parent
+	// drops its children's choices.
+	sort.Strings(keys)
+	best := ev
+	trials := 0
+	for _, key := range keys {
+		cur, ok := fixed[key]
+		if !ok {
+			continue
+		}
+		for alt := 0; alt < cur && trials < maxShrinkTrials && ctx.Err() == nil; alt++ {
+			trials++
+			trial := copyChoices(fixed)
+			if alt == 0 {
+				delete(trial, key)
+			} else {
+				trial[key] = alt
+			}
+			tc := fixedChooser(trial)
+			got, ok := e.event(root, tc)
+			if !ok || !shows(got, k) {
+				continue
+			}
+			fixed, best = tc.taken(), got
+			break
+		}
+	}
+	return best
+}
+
+const maxShrinkTrials = 200
+
+func shows(o *observed, k outcomeKey) bool {
+	for _, f := range o.finds {
+		if (outcomeKey{f.class, f.path, f.kind}) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// chooser makes the generator's choices. Each choice point has a stable
+// key (its path in the event and what is chosen there) and a number of
+// options, option 0 being the smallest value (null, unset, empty, zero).
+// Event 0 takes option 0 everywhere; an odd event i takes option
+// (i/2 + h(key)) mod n at each point, h being a seeded hash, so that
+// within 2n events every option of every point is taken; an even event
+// takes a seeded hash of the key and i, so that points with as many
+// options do not always move together. Each event mixes options of many
+// points, and events differ between seeds. A chooser made by
+// fixedChooser takes given options (the shrinker's).
+type chooser struct {
+	seed  uint64
+	i     int
+	fixed map[string]int
+	took  map[string]int
+	// budget bounds the values one event holds, so that recursive
+	// types and long repetitions stay small.
+	budget int
+}
+
+const eventBudget = 4000
+
+func newChooser(seed uint64, i int) *chooser {
+	return &chooser{seed: seed, i: i, took: map[string]int{}, budget: eventBudget}
+}
+
+func fixedChooser(m map[string]int) *chooser {
+	return &chooser{fixed: m, took: map[string]int{}, budget: eventBudget}
+}
+
+// pick returns the option taken at point key among n (n ≥ 1).
+func (c *chooser) pick(key string, n int) int {
+	c.budget--
+	if n <= 1 || c.budget <= 0 {
+		return 0
+	}
+	var o int
+	switch {
+	case c.fixed != nil:
+		o = c.fixed[key]
+		if o >= n {
+			o = n - 1
+		}
+	case c.i == 0:
+		o = 0
+	default:
+		h := fnv.New64a()
+		var b [8]byte
+		for j := range b {
+			b[j] = byte(c.seed >> (8 * j))
+		}
+		h.Write(b[:])
+		h.Write([]byte(key))
+		if c.i%2 == 1 {
+			// Odd events cycle: within 2n events every option of
+			// every point is taken.
+			o = int((uint64(c.i/2) + mix(h.Sum64())%uint64(n)) % uint64(n))
+		} else {
+			// Even events draw: points with as many options do
+			// not move in step.
+			for j := range b {
+				b[j] = byte(uint64(c.i) >> (8 * j))
+			}
+			h.Write(b[:])
+			o = int(mix(h.Sum64()) % uint64(n))
+		}
+	}
+	if o != 0 {
+		c.took[key] = o
+	}
+	return o
+}
+
+// mix is splitmix64's finalizer: FNV-1a's low bits depend on the low
+// bits of the input bytes alone, so they are mixed before taking a
+// remainder.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// low reports whether the event's budget is nearly spent: generators then
+// take option 0 at repetitions and recursive branches.
+func (c *chooser) low() bool { return c.budget < eventBudget/4 }
+
+func (c *chooser) taken() map[string]int { return copyChoices(c.took) }
+
+func copyChoices(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

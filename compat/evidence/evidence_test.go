@@ -1,0 +1,154 @@
+package evidence_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
+	"github.com/charter-dev/charter/compat/formats"
+)
+
+func mustParse(t testing.TB, typ compat.SchemaType, text string) compat.Schema {
+	t.Helper()
+	e, _ := formats.ByType(typ)
+	s, err := e.Format.Parse(text, nil)
+	if err != nil {
+		t.Fatalf("parse %s: %v", text, err)
+	}
+	return s
+}
+
+func read(t testing.TB, typ compat.SchemaType, reader, writer string, opts evidence.Options) evidence.Result {
+	t.Helper()
+	res, err := evidence.Read(context.Background(), mustParse(t, typ, reader), mustParse(t, typ, writer), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+const shipment = `{"type":"record","name":"Shipment","namespace":"acme","fields":[
+ {"name":"id","type":"string"},
+ {"name":"weight","type":"int"},
+ {"name":"carrier","type":{"type":"enum","name":"Carrier","symbols":["DHL","UPS","FEDEX"]}},
+ {"name":"note","type":["null","string"],"default":null},
+ {"name":"lines","type":{"type":"array","items":{"type":"record","name":"Line","fields":[{"name":"sku","type":"string"},{"name":"qty","type":"long"}]}}},
+ {"name":"attrs","type":{"type":"map","values":"bytes"}}]}`
+
+func TestAvroSameSchemaReadsEqual(t *testing.T) {
+	res := read(t, compat.Avro, shipment, shipment, evidence.Options{})
+	if res.Events != evidence.DefaultEvents || res.Equal != res.Events || len(res.Outcomes) != 0 {
+		t.Fatalf("same schema: %+v", res)
+	}
+}
+
+func TestAvroDefaultIsCounted(t *testing.T) {
+	reader := strings.Replace(shipment, `{"name":"id","type":"string"},`, `{"name":"id","type":"string"},{"name":"priority","type":"int","default":3},`, 1)
+	res := read(t, compat.Avro, reader, shipment, evidence.Options{Events: 20})
+	if res.Defaulted != 20 || res.Verdict() != evidence.Defaulted || len(res.Outcomes) != 0 {
+		t.Fatalf("added field with default: %+v", res)
+	}
+}
+
+// An enum symbol the reader lacks (no enum default) refuses exactly the
+// events that carry it: the others are read, datum by datum, as the
+// specification resolves them.
+func TestAvroEnumSymbolRemovedRefusesOnlyItsEvents(t *testing.T) {
+	reader := strings.Replace(shipment, `"symbols":["DHL","UPS","FEDEX"]`, `"symbols":["DHL","UPS"]`, 1)
+	res := read(t, compat.Avro, reader, shipment, evidence.Options{})
+	if res.Refused == 0 || res.Equal == 0 || res.Refused+res.Equal != res.Events {
+		t.Fatalf("counts: %+v", res)
+	}
+	if len(res.Outcomes) != 1 {
+		t.Fatalf("outcomes: %+v", res.Outcomes)
+	}
+	o := res.Outcomes[0]
+	var ev map[string]any
+	if err := json.Unmarshal(o.Event, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if o.Class != evidence.Refused || o.Path != ".carrier" || ev["carrier"] != "FEDEX" {
+		t.Errorf("outcome: %+v", o)
+	}
+	// Minimal: every other field holds its smallest value.
+	if ev["id"] != "" || ev["weight"] != float64(0) || ev["note"] != nil || len(ev["lines"].([]any)) != 0 {
+		t.Errorf("counterexample not minimal: %s", o.Event)
+	}
+}
+
+// int → float is a promotion the specification allows, but 2147483647
+// does not survive it.
+func TestAvroPromotionLosesPrecision(t *testing.T) {
+	reader := strings.Replace(shipment, `{"name":"weight","type":"int"}`, `{"name":"weight","type":"float"}`, 1)
+	res := read(t, compat.Avro, reader, shipment, evidence.Options{})
+	if res.Lossy == 0 || res.Refused != 0 {
+		t.Fatalf("counts: %+v", res)
+	}
+	o := res.Outcomes[0]
+	if o.Path != ".weight" || o.Kind != "changed" || !strings.Contains(string(o.Event), `"weight":2147483647`) &&
+		!strings.Contains(string(o.Event), `"weight":-2147483648`) {
+		t.Errorf("outcome: %+v %s", o, o.Event)
+	}
+}
+
+// hamba cannot resolve a writer union ["int","long"] read as "long" (it
+// builds a union with two longs); per-event resolution reads every event.
+func TestAvroWriterUnionIntoPromotedType(t *testing.T) {
+	w := `{"type":"record","name":"R","fields":[{"name":"n","type":["int","long"]}]}`
+	r := `{"type":"record","name":"R","fields":[{"name":"n","type":"long"}]}`
+	res := read(t, compat.Avro, r, w, evidence.Options{Events: 30})
+	if res.Equal != 30 {
+		t.Fatalf("counts: %+v %+v", res, res.Outcomes)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	reader := strings.Replace(shipment, `"symbols":["DHL","UPS","FEDEX"]`, `"symbols":["DHL","UPS"]`, 1)
+	a := read(t, compat.Avro, reader, shipment, evidence.Options{Seed: 7})
+	b := read(t, compat.Avro, reader, shipment, evidence.Options{Seed: 7})
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Fatalf("two runs with one seed differ:\n%s\n%s", ja, jb)
+	}
+}
+
+func TestContextEndsWork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := evidence.Read(ctx, mustParse(t, compat.Avro, shipment), mustParse(t, compat.Avro, shipment), evidence.Options{Events: 1000})
+	if err != nil || !res.Partial || res.Events != 0 {
+		t.Fatalf("cancelled: %+v %v", res, err)
+	}
+}
+
+func TestCheckPairsAndCounterexample(t *testing.T) {
+	prev := mustParse(t, compat.Avro, shipment)
+	next := mustParse(t, compat.Avro, strings.Replace(shipment, `"symbols":["DHL","UPS","FEDEX"]`, `"symbols":["DHL","UPS"]`, 1))
+	e, _ := formats.ByType(compat.Avro)
+	ver := compat.Check(e.Format, compat.Full, next, []compat.Previous{{Version: 1, Schema: prev}})
+	rep, err := evidence.Check(context.Background(), compat.Full, next, []compat.Previous{{Version: 1, Schema: prev}}, evidence.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 2 {
+		t.Fatalf("pairs: %+v", rep.Pairs)
+	}
+	back, _ := rep.Pair(compat.DirBackward, 1)
+	fwd, _ := rep.Pair(compat.DirForward, 1)
+	if back.Refused == 0 || fwd.Refused != 0 || fwd.Equal != fwd.Events {
+		t.Fatalf("backward %+v forward %+v", back, fwd)
+	}
+	if len(ver.Findings) == 0 {
+		t.Fatal("the rules accept a removed enum symbol")
+	}
+	for _, f := range ver.Findings {
+		o, ok := rep.Counterexample(f)
+		if !ok || o.Path != ".carrier" {
+			t.Errorf("finding %v: counterexample %+v %v", f, o, ok)
+		}
+	}
+}

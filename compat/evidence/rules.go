@@ -1,0 +1,247 @@
+package evidence
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
+)
+
+// The evidence rules: Charter's own, one per change that every registry's
+// rules accept (Charter's included, as it reproduces Confluent's
+// verdicts) but that loses data or refuses events at run time. Each fires
+// only when an event generated for the pair shows the loss: Read found it
+// and the counterexample is in the finding's outcome. IDs never change.
+const (
+	// RuleProtoStringBytesInvalidUTF8: the writer's field is bytes (or a
+	// proto2 string) and the reader's is a string its runtime validates
+	// as UTF-8; an event with invalid UTF-8 there is refused.
+	RuleProtoStringBytesInvalidUTF8 = "PROTO_STRING_BYTES_INVALID_UTF8"
+	// RuleProtoClosedEnumValueRemoved: the reader's closed (proto2) enum
+	// lacks a number the writer sends; the reader drops it to the
+	// unknown fields and the field reads as unset.
+	RuleProtoClosedEnumValueRemoved = "PROTO_CLOSED_ENUM_VALUE_REMOVED"
+	// RuleProtoRepeatedToSingular: a repeated string, bytes or message
+	// field is singular in the reader, which keeps the last value (or
+	// merges the messages).
+	RuleProtoRepeatedToSingular = "PROTO_REPEATED_TO_SINGULAR"
+	// RuleJSONOneOfOverlap: a document valid under the writer matches
+	// several alternatives of a reader oneOf, which then fails.
+	RuleJSONOneOfOverlap = "JSON_ONEOF_OVERLAPPING_ALTERNATIVE"
+	// RuleJSONPatternPropertiesChanged: the reader's patternProperties
+	// refuse a property the writer allows.
+	RuleJSONPatternPropertiesChanged = "JSON_PATTERN_PROPERTIES_CHANGED"
+	// RuleJSONPropertyNamesChanged: the reader's propertyNames refuse a
+	// property name the writer allows.
+	RuleJSONPropertyNamesChanged = "JSON_PROPERTY_NAMES_CHANGED"
+	// RuleJSONContainsChanged: the reader's contains (minContains,
+	// maxContains) refuses an array the writer allows.
+	RuleJSONContainsChanged = "JSON_CONTAINS_CHANGED"
+	// RuleJSONDependentSchemasChanged: the reader's dependentSchemas (or
+	// schema dependencies) refuse an object the writer allows.
+	RuleJSONDependentSchemasChanged = "JSON_DEPENDENT_SCHEMAS_CHANGED"
+	// RuleJSONRequiredThroughAllOf: the reader requires, through an
+	// allOf part, a property the writer does not always send.
+	RuleJSONRequiredThroughAllOf = "JSON_REQUIRED_THROUGH_ALLOF"
+	// RuleJSONPatternNarrowed: the reader's pattern refuses a string the
+	// writer's pattern allows (patterns are compared as text by the
+	// rules, so a narrower pattern with other text passes them).
+	RuleJSONPatternNarrowed = "JSON_PATTERN_NARROWED"
+)
+
+const sourceIssue = "Charter's own (issue 17, verdicts with evidence): fired only when a generated event written with the writer shows it"
+
+// Rules returns the evidence rules, in the order of the constants above.
+func Rules() []rule.Rule { return slices.Clone(rules) }
+
+var rules = []rule.Rule{
+	{
+		ID: RuleProtoStringBytesInvalidUTF8, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "A bytes field (or proto2 string) must not become a string that the reader validates as UTF-8: an event carrying invalid UTF-8 there is refused.",
+		Source:  sourceIssue + `; Protocol Buffers language guide, "Scalar Value Types": a proto3 string "must always contain UTF-8 encoded or 7-bit ASCII text"; parsers reject invalid UTF-8`,
+	},
+	{
+		ID: RuleProtoClosedEnumValueRemoved, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "A closed (proto2) enum must keep every value the writer sends: the reader drops an unknown value to the unknown fields and the field reads as unset.",
+		Source:  sourceIssue + `; Protocol Buffers "Enum Behavior": closed enums store unrecognized values in the unknown field set`,
+	},
+	{
+		ID: RuleProtoRepeatedToSingular, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "A repeated string, bytes or message field must stay repeated: a singular reader keeps only the last value, or merges the messages.",
+		Source:  sourceIssue + `; Protocol Buffers encoding, "Last One Wins": a non-repeated field seen several times keeps the last value (messages merge)`,
+	},
+	{
+		ID: RuleJSONOneOfOverlap, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "A oneOf alternative the reader adds must not overlap the others: a document that matches two alternatives fails oneOf.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Core §10.2.1.3: oneOf is valid if the instance is valid against exactly one subschema`,
+	},
+	{
+		ID: RuleJSONPatternPropertiesChanged, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "The reader's patternProperties must accept every property the writer allows; Confluent's rules do not compare their schemas.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Core §10.3.2.2 (patternProperties)`,
+	},
+	{
+		ID: RuleJSONPropertyNamesChanged, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "The reader's propertyNames must accept every property name the writer allows; Confluent's rules do not compare it.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Core §10.3.2.4 (propertyNames)`,
+	},
+	{
+		ID: RuleJSONContainsChanged, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "The reader's contains, minContains and maxContains must accept every array the writer allows; Confluent's rules do not compare them.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Core §10.3.1.3 (contains) and Validation §6.4.4-5`,
+	},
+	{
+		ID: RuleJSONDependentSchemasChanged, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "The reader's dependentSchemas (schema dependencies) must accept every object the writer allows; Confluent's rules compare only dependentRequired.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Core §10.2.2.4 (dependentSchemas)`,
+	},
+	{
+		ID: RuleJSONRequiredThroughAllOf, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "A property the reader requires through an allOf part must be one the writer always sends; Confluent's rules do not follow required into allOf.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Validation §6.5.3 (required) and Core §10.2.1.1 (allOf)`,
+	},
+	{
+		ID: RuleJSONPatternNarrowed, Format: compat.JSON, Category: rule.CategoryCompat, Severity: rule.Warning,
+		Purpose: "The reader's pattern must match every string the writer's allows; the rules compare patterns as text, so a narrower pattern written differently passes them.",
+		Source:  sourceIssue + `; JSON Schema 2020-12 Validation §6.3.3 (pattern)`,
+	},
+}
+
+// Violations returns a violation per outcome of res that proves an
+// evidence rule, with the counterexample in the message.
+func Violations(res Result) []compat.Violation {
+	var out []compat.Violation
+	for _, o := range res.Outcomes {
+		if o.RuleID == "" {
+			continue
+		}
+		out = append(out, compat.Violation{RuleID: o.RuleID, Path: o.Path, Message: o.message()})
+	}
+	return out
+}
+
+func (o Outcome) message() string {
+	s := fmt.Sprintf("the event %s, valid for the writer, is %s by the reader: %s", compact(o.Event), map[Class]string{Lossy: "read with loss", Refused: "refused"}[o.Class], o.Reader)
+	if len(o.Read) > 0 {
+		s += fmt.Sprintf("; it reads %s", compact(o.Read))
+	}
+	return s
+}
+
+func compact(b []byte) string {
+	s := string(b)
+	if len(s) > 300 {
+		s = s[:297] + "..."
+	}
+	return s
+}
+
+// Pair is the evidence of one reader/writer pair that a level compares.
+type Pair struct {
+	// Direction is BACKWARD (the new schema reads the earlier one's
+	// events) or FORWARD (the earlier schema reads the new one's).
+	Direction compat.Direction `json:"direction"`
+	// Version is the earlier version.
+	Version int    `json:"version"`
+	Result  Result `json:"result"`
+}
+
+// Report is the evidence of a Check.
+type Report struct {
+	Pairs []Pair `json:"pairs"`
+	// Findings are the evidence rules' findings, at the rules' default
+	// severity (warning): an outcome an event proved.
+	Findings []compat.Finding `json:"findings,omitempty"`
+}
+
+// Check reads events of every pair that compat.Check compares at level
+// (the same directions and versions, newest first) and returns their
+// evidence and the evidence rules' findings. It is the one entry point
+// for a gate: charter diff --evidence, charter check --evidence and the
+// registry's compatibility call with evidence=true. ctx bounds the time;
+// a pair cut short has Partial set.
+func Check(ctx context.Context, level compat.Level, next compat.Schema, previous []compat.Previous, opts Options) (Report, error) {
+	var rep Report
+	if level == compat.None || len(previous) == 0 {
+		return rep, nil
+	}
+	against := previous
+	if !level.Transitive() {
+		against = previous[len(previous)-1:]
+	}
+	do := func(dir compat.Direction, version int, reader, writer compat.Schema) error {
+		res, err := Read(ctx, reader, writer, opts)
+		if err != nil {
+			return err
+		}
+		rep.Pairs = append(rep.Pairs, Pair{Direction: dir, Version: version, Result: res})
+		for _, v := range Violations(res) {
+			rep.Findings = append(rep.Findings, compat.Finding{Violation: v, Direction: dir, Version: version})
+		}
+		return nil
+	}
+	for i := len(against) - 1; i >= 0; i-- {
+		p := against[i]
+		if level.Backward() {
+			if err := do(compat.DirBackward, p.Version, next, p.Schema); err != nil {
+				return rep, err
+			}
+		}
+		if level.Forward() {
+			if err := do(compat.DirForward, p.Version, p.Schema, next); err != nil {
+				return rep, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+// Counterexample returns the outcome of rep that shows finding f: one of
+// the same pair at f's path (or the nearest enclosing or enclosed path),
+// else the pair's first breaking outcome. ok is false when the pair's
+// events showed nothing breaking (the rules saw a break no generated event
+// reached).
+func (rep Report) Counterexample(f compat.Finding) (Outcome, bool) {
+	for _, p := range rep.Pairs {
+		if p.Direction != f.Direction || p.Version != f.Version {
+			continue
+		}
+		var best *Outcome
+		bestScore := -1
+		for i := range p.Result.Outcomes {
+			o := &p.Result.Outcomes[i]
+			score := 0
+			switch {
+			case o.RuleID != "" && o.RuleID == f.RuleID:
+				score = 4
+			case o.Path == f.Path:
+				score = 3
+			case strings.HasPrefix(o.Path, f.Path) || strings.HasPrefix(f.Path, o.Path):
+				score = 2
+			default:
+				score = 1
+			}
+			if score > bestScore {
+				best, bestScore = o, score
+			}
+		}
+		if best != nil {
+			return *best, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// Pair returns the evidence of the pair of direction dir against version,
+// ok false when Check did not compare it.
+func (rep Report) Pair(dir compat.Direction, version int) (Result, bool) {
+	for _, p := range rep.Pairs {
+		if p.Direction == dir && p.Version == version {
+			return p.Result, true
+		}
+	}
+	return Result{}, false
+}
