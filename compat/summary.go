@@ -8,6 +8,10 @@ import "context"
 // then costs about the size of the new schema plus what changed between
 // versions, instead of a full comparison with each of them, and holds no
 // parsed schema.
+//
+// A Format that wraps another and changes how it compares (its CheckRead)
+// must not pass the wrapped format's NewSummary on (by embedding it): the
+// summary would compare as the wrapped format does.
 type Summarizer interface {
 	NewSummary() Summary
 }

@@ -92,7 +92,7 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 		if err != nil {
 			return err
 		}
-		res, olds, err := s.checkCompatibility(ctx, tx, checker, cand.parsed, level, against)
+		res, olds, err := s.compatibility(ctx, tx, subject, checker, cand.parsed, level, against)
 		if err != nil {
 			return err
 		}

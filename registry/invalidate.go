@@ -44,6 +44,7 @@ func (s *Service) invalidate(inv Invalidation) {
 		return
 	}
 	s.parsed.clear()
+	s.summaries.clear()
 	s.forgetMu.RLock()
 	defer s.forgetMu.RUnlock()
 	for _, fn := range s.onDrop {

@@ -54,12 +54,38 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		Candidate: governance.Version{Version: r.version, Schema: r.cand.parsed, Metadata: r.cand.schema.Metadata, RuleSet: r.cand.schema.RuleSet}}
 	// A re-registration is not compared (the gate skips compatibility
 	// when Existing), but the deprecation table asks the earlier versions
-	// whether a kept field could be removed at the level.
-	prev, olds, err := s.previousVersions(ctx, tx, r.level, r.against)
-	if err != nil {
-		return j, err
+	// whether a kept field could be removed at the level. A new version
+	// is compared here (incrementally at a transitive level, see
+	// compatibility), and the gate takes the verdict; the earlier
+	// versions are parsed for the gate only when the deprecation rules
+	// may read them.
+	haveAgainst := false
+	loadAgainst := func() error {
+		if haveAgainst {
+			return nil
+		}
+		haveAgainst = true
+		prev, olds, err := s.previousVersions(ctx, tx, r.level, r.against)
+		if err != nil {
+			return err
+		}
+		in.Against = prev
+		if j.olds == nil {
+			j.olds = olds
+		}
+		return nil
 	}
-	in.Against, j.olds = prev, olds
+	if r.existing {
+		if err := loadAgainst(); err != nil {
+			return j, err
+		}
+	} else {
+		res, olds, err := s.compatibility(ctx, tx, r.subject, f, r.cand.parsed, r.level, r.against)
+		if err != nil {
+			return j, err
+		}
+		in.Compat, j.olds = &res, olds
+	}
 	if r.latest != nil && !r.existing {
 		prev, err := storedSchema(ctx, tx, r.latest.SchemaID)
 		if err != nil {
@@ -92,6 +118,11 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		return j, err
 	}
 	in.State = st
+	if len(st.Deprecations) > 0 {
+		if err := loadAgainst(); err != nil {
+			return j, err
+		}
+	}
 	if len(st.Contracts) > 0 {
 		if in.References, err = s.resolveReferences(ctx, tx, r.cand.schema.References); err != nil {
 			return j, err

@@ -53,6 +53,7 @@ type Service struct {
 
 	maxSchemaSize int
 	parsed        *parsedCache
+	summaries     *summaryCache // the transitive levels' (summary.go)
 
 	// clock is the time of governance records, TTLs and audit entries
 	// (WithClock); consumers names a subject's consumers (WithConsumers).
@@ -91,6 +92,7 @@ func (s *Service) forgotten(ids []int64) {
 	defer s.forgetMu.RUnlock()
 	for _, id := range ids {
 		s.parsed.remove(id)
+		s.summaries.clear()
 		for _, fn := range s.onForget {
 			fn(id)
 		}
@@ -152,6 +154,7 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 		log:           slog.Default(),
 		maxSchemaSize: DefaultMaxSchemaSize,
 		parsed:        newParsedCache(DefaultParsedCacheSize, DefaultParsedCacheBytes),
+		summaries:     newSummaryCache(DefaultSummaryBytes),
 		clock:         time.Now,
 	}
 	for _, f := range formats {
