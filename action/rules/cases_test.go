@@ -15,6 +15,7 @@ import (
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/action/project/projecttest"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/jsonschema"
 	"github.com/charter-dev/charter/compat/rule"
@@ -45,6 +46,8 @@ var formatDirs = map[compat.SchemaType]string{compat.Avro: "avro", compat.Protob
 
 // caseOf finds r's case, named after its ID in lower case:
 //
+//   - an evidence rule: compat/evidence/testdata/<id>/ (reader and
+//     writer), through evidence.Check at BACKWARD;
 //   - a format's rule: compat/<format>/testdata/<id>/ (reader and writer;
 //     a Protobuf rule runs in the first profile it lists, a JSON Schema
 //     case may set the format's work budget in format.json);
@@ -64,6 +67,9 @@ func caseOf(r rule.Rule) ruleCase {
 	case isDir(filepath.Join("testdata", "registry", id)):
 		dir := filepath.Join("testdata", "registry", id)
 		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runRegistryCase(dir) }}
+	case isDir(filepath.Join(repo, "compat", "evidence", "testdata", id)):
+		dir := filepath.Join(repo, "compat", "evidence", "testdata", id)
+		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runEvidenceCase(dir, r) }}
 	case r.Format != "":
 		dir := filepath.Join(repo, "compat", formatDirs[r.Format], "testdata", id)
 		return ruleCase{dir, func(tb testing.TB) ([]fired, error) { return runFormatCase(dir, r) }}
@@ -119,6 +125,29 @@ func runFormatCase(dir string, r rule.Rule) ([]fired, error) {
 		out = append(out, fired{fd.RuleID, fd.Severity})
 	}
 	return out, nil
+}
+
+// runEvidenceCase reads events written with writer.<ext> with
+// reader.<ext>: the new schema (reader) checked BACKWARD against version
+// 1 (writer), as charter diff --evidence and the registry do.
+func runEvidenceCase(dir string, r rule.Rule) ([]fired, error) {
+	e, ok := formats.ByType(r.Format)
+	if !ok {
+		return nil, fmt.Errorf("no format %s", r.Format)
+	}
+	reader, err := parseFile(e.Format, filepath.Join(dir, "reader"+e.Extensions[0]))
+	if err != nil {
+		return nil, err
+	}
+	writer, err := parseFile(e.Format, filepath.Join(dir, "writer"+e.Extensions[0]))
+	if err != nil {
+		return nil, err
+	}
+	rep, err := evidence.Check(context.Background(), compat.Backward, reader, []compat.Previous{{Version: 1, Schema: writer}}, evidence.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return findingIDs(evidence.RuleFindings("", rep)), nil
 }
 
 func parseFile(f compat.Format, path string) (compat.Schema, error) {

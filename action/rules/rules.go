@@ -1,5 +1,6 @@
 // Package rules is the catalog of every rule Charter fires: the
-// compatibility rules of each format (package compat/formats), the gate's
+// compatibility rules of each format (package compat/formats), the
+// evidence rules that generated events prove (compat/evidence), the gate's
 // own (action/gate) and the registry's (RESERVED_FIELD), the governance rules (registry/governance), the
 // consumer contract rules (contracts), the PII policy (pii) and the
 // project checks (action/project). Each of those packages declares its
@@ -15,6 +16,7 @@ import (
 
 	"github.com/charter-dev/charter/action/gate"
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/contracts"
@@ -24,7 +26,7 @@ import (
 
 // sources are the packages whose rules the catalog lists, each once.
 func sources() [][]rule.Rule {
-	out := [][]rule.Rule{gate.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules()}
+	out := [][]rule.Rule{gate.Rules(), governance.Rules(), contracts.Rules(), pii.Rules(), project.Rules(), evidence.Rules()}
 	for _, f := range formats.All() {
 		out = append(out, f.Rules())
 	}

@@ -245,3 +245,24 @@ func (rep Report) Pair(dir compat.Direction, version int) (Result, bool) {
 	}
 	return Result{}, false
 }
+
+// RuleFindings lifts the evidence rules' findings of rep into the gate's
+// findings for subject, at each rule's default severity (warning: they
+// report and pass unless a policy raises them).
+func RuleFindings(subject string, rep Report) []rule.Finding {
+	var out []rule.Finding
+	for _, f := range rep.Findings {
+		sev := rule.Warning
+		for _, r := range rules {
+			if r.ID == f.RuleID {
+				sev = r.Severity
+			}
+		}
+		out = append(out, rule.Finding{
+			RuleID: f.RuleID, Severity: sev, Subject: subject, Path: f.Path, Message: f.Message,
+			Hint:    "keep the writer's declaration, or add a new field or alternative instead of changing this one",
+			Version: f.Version, Direction: string(f.Direction),
+		})
+	}
+	return out
+}
