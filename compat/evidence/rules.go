@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/protobuf"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -55,21 +56,23 @@ const (
 const sourceIssue = "Charter's own (issue 17, verdicts with evidence): fired only when a generated event written with the writer shows it"
 
 // Rules returns the evidence rules, in the order of the constants above.
+// The Protobuf ones run in every profile: events are read the same way
+// whichever rules a subject selects.
 func Rules() []rule.Rule { return slices.Clone(rules) }
 
 var rules = []rule.Rule{
 	{
-		ID: RuleProtoStringBytesInvalidUTF8, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		ID: RuleProtoStringBytesInvalidUTF8, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning, Profiles: protobuf.ProfileNames(),
 		Purpose: "A bytes field (or proto2 string) must not become a string that the reader validates as UTF-8: an event carrying invalid UTF-8 there is refused.",
 		Source:  sourceIssue + `; Protocol Buffers language guide, "Scalar Value Types": a proto3 string "must always contain UTF-8 encoded or 7-bit ASCII text"; parsers reject invalid UTF-8`,
 	},
 	{
-		ID: RuleProtoClosedEnumValueRemoved, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		ID: RuleProtoClosedEnumValueRemoved, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning, Profiles: protobuf.ProfileNames(),
 		Purpose: "A closed (proto2) enum must keep every value the writer sends: the reader drops an unknown value to the unknown fields and the field reads as unset.",
 		Source:  sourceIssue + `; Protocol Buffers "Enum Behavior": closed enums store unrecognized values in the unknown field set`,
 	},
 	{
-		ID: RuleProtoRepeatedToSingular, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning,
+		ID: RuleProtoRepeatedToSingular, Format: compat.Protobuf, Category: rule.CategoryCompat, Severity: rule.Warning, Profiles: protobuf.ProfileNames(),
 		Purpose: "A repeated string, bytes or message field must stay repeated: a singular reader keeps only the last value, or merges the messages.",
 		Source:  sourceIssue + `; Protocol Buffers encoding, "Last One Wins": a non-repeated field seen several times keeps the last value (messages merge)`,
 	},

@@ -11,6 +11,7 @@ import (
 	"github.com/charter-dev/charter/action/rules"
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
 )
@@ -113,8 +114,18 @@ func TestRulesFilters(t *testing.T) {
 	if len(doc.Rules) != n {
 		t.Errorf("%d protobuf rules, want %d", len(doc.Rules), n)
 	}
+	// A format's rules are errors; the evidence rules (compat/evidence),
+	// which events prove, are warnings.
+	evidenceRule := map[string]bool{}
+	for _, r := range evidence.Rules() {
+		evidenceRule[r.ID] = true
+	}
 	for _, r := range doc.Rules {
-		if r.Format != compat.Protobuf || r.Category != "compatibility" || r.Severity != rule.Error || r.Purpose == "" {
+		want := rule.Error
+		if evidenceRule[r.ID] {
+			want = rule.Warning
+		}
+		if r.Format != compat.Protobuf || r.Category != "compatibility" || r.Severity != want || r.Purpose == "" {
 			t.Errorf("rule %+v", r)
 		}
 	}
