@@ -60,6 +60,21 @@ var (
 	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
 )
 
+// The DEK registry's codes (/dek-registry/v1/...), as Confluent's
+// DekRegistryErrors.java numbers them: one code serves KEKs and DEKs
+// alike (40470 is an unknown KEK or DEK, 40971 either already there).
+// Confluent's 40370 and 50070 (DEK generation forbidden or failed in the
+// KMS) are not in the table: Charter never calls a KMS.
+var (
+	ErrKeyNotFound        = &Error{40470, 404, "KEY_NOT_FOUND", "Key not found"}
+	ErrKeyNotSoftDeleted  = &Error{40471, 404, "KEY_NOT_SOFT_DELETED", "Key was not deleted first before being permanently deleted"}
+	ErrKeySoftDeleted     = &Error{40472, 404, "KEY_SOFT_DELETED", "Key must be undeleted first"}
+	ErrKeyAlreadyExists   = &Error{40971, 409, "KEY_ALREADY_EXISTS", "Key already exists"}
+	ErrTooManyKeys        = &Error{40972, 409, "TOO_MANY_KEYS", "Too many keys"}
+	ErrInvalidKey         = &Error{42271, 422, "INVALID_KEY", "Invalid or missing value for a field of key"}
+	ErrKeyReferenceExists = &Error{42272, 422, "KEY_REFERENCE_EXISTS", "One or more references exist to the key"}
+)
+
 // Charter's own codes, for its governance API (/governance/...), the
 // governance policy applied on register and the rate limit. They all end
 // in 8x (40480, 40980, 42280–42285, 42980): Confluent numbers its core errors xxx0x–xxx1x, the schema
@@ -116,6 +131,8 @@ var all = []*Error{
 	ErrUnprocessableEntity, ErrBadRequest, ErrPayloadTooLarge,
 	ErrUnsupportedMediaType, ErrStore, ErrOperationTimeout,
 	ErrRequestForwardingFailed, ErrUnknownLeader,
+	ErrKeyNotFound, ErrKeyNotSoftDeleted, ErrKeySoftDeleted, ErrKeyAlreadyExists,
+	ErrTooManyKeys, ErrInvalidKey, ErrKeyReferenceExists,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
 	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
 	ErrImportConflict, ErrInvalidDump, ErrCompatibilityUndecided,
