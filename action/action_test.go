@@ -618,6 +618,20 @@ func TestAction(t *testing.T) {
 			t.Fatal(err)
 		}
 		failure(t, steps(t, r), "cannot read the event payload "+r.events)
+		// A source tree that does not build (here: none), into an empty cache.
+		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+		nosrc := t.TempDir()
+		failure(t, steps(t, r, "CHARTER_SOURCE="+nosrc, "CHARTER_HOME="+t.TempDir()), "go build of charter failed in "+nosrc)
+		// An unforeseen failure (the SARIF file's directory cannot be made)
+		// goes through the ERR trap.
+		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+		blocker := filepath.Join(t.TempDir(), "blocker")
+		if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		failure(t, steps(t, r, "CHARTER_SARIF_FILE="+blocker+"/charter.sarif"), "the action failed unexpectedly (entrypoint.sh line ")
+		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+		failure(t, r.run(t, "deploy"), `entrypoint.sh: unknown mode "deploy": want prepare or check`)
 	})
 
 	t.Run("comment refused", func(t *testing.T) {

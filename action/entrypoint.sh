@@ -300,14 +300,14 @@ explicit() {
 }
 
 # read_event sets ev_* from the event payload.
-ev_pr_number="" ev_base_sha="" ev_base_ref="" ev_head_ref="" ev_before="" ev_after="" ev_created="" ev_deleted="" ev_default_branch=""
+ev_pr_number="" ev_base_sha="" ev_base_ref="" ev_before="" ev_deleted="" ev_default_branch=""
 read_event() {
 	if [ -z "${GITHUB_EVENT_PATH:-}" ]; then return; fi
 	local lines k v
 	lines="$("$helper" event 2>&1)" || fail "cannot read the event payload $GITHUB_EVENT_PATH" "$lines"
 	while IFS='=' read -r k v; do
 		case "$k" in
-		pr_number | base_sha | base_ref | head_ref | before | after | created | deleted | default_branch) printf -v "ev_$k" '%s' "$v" ;;
+		pr_number | base_sha | base_ref | before | deleted | default_branch) printf -v "ev_$k" '%s' "$v" ;;
 		esac
 	done <<<"$lines"
 }
