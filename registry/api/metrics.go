@@ -71,7 +71,8 @@ type metrics struct {
 	storeTime *prometheus.HistogramVec
 	storeErrs *prometheus.CounterVec
 
-	state *stateCollector
+	state  *stateCollector
+	jersey *jerseyWindow
 
 	// unmatched are the routeMetrics of requests that reached no route
 	// (answered before routing, or by the fallback), by method.
@@ -129,8 +130,9 @@ func newMetrics(s *server) *metrics {
 	})
 	build.Set(1)
 	m.state = newStateCollector(s)
+	m.jersey = newJerseyWindow(time.Now)
 	m.reg.MustRegister(m.requests, m.durations, m.inFlight, m.apiSuccess, m.apiFailure,
-		m.checks, m.findings, m.storeTime, m.storeErrs, build, m.state,
+		m.checks, m.findings, m.storeTime, m.storeErrs, build, m.state, m.jersey,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}, ErrorHandling: promhttp.ContinueOnError})
 	return m
@@ -245,6 +247,7 @@ func (rm *routeMetrics) observe(code int, d time.Duration) {
 	} else {
 		rm.m.apiFailure.Inc()
 	}
+	rm.m.jersey.record(code, d)
 }
 
 // piiSuspects is the optional Governance capability the untagged PII
@@ -289,7 +292,7 @@ type stateCollector struct {
 	deprecations, extensions, extended           *prometheus.Desc
 	contracts, piiUntagged, took                 *prometheus.Desc
 	registered, deleted, role, nodes             *prometheus.Desc
-	created, deletedByType                       map[compat.SchemaType]*prometheus.Desc
+	created, deletedByType                       *prometheus.Desc
 }
 
 func newStateCollector(s *server) *stateCollector {
@@ -297,8 +300,7 @@ func newStateCollector(s *server) *stateCollector {
 	if ttl <= 0 {
 		ttl = DefaultMetricsStateTTL
 	}
-	c := &stateCollector{s: s, types: s.svc.Types(), ttl: ttl,
-		created: map[compat.SchemaType]*prometheus.Desc{}, deletedByType: map[compat.SchemaType]*prometheus.Desc{}}
+	c := &stateCollector{s: s, types: s.svc.Types(), ttl: ttl}
 	c.errs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "charter_metrics_state_errors_total",
 		Help: "Readings of the store-derived gauges that failed or timed out, by part (inventory, deprecations, contracts, pii); the part is left out of that scrape.",
@@ -320,18 +322,17 @@ func newStateCollector(s *server) *stateCollector {
 	c.deleted = d("kafka_schema_registry_deleted_count", "Soft-deleted versions (Confluent's JMX deleted-count).")
 	c.role = d("kafka_schema_registry_master_slave_role", "1: this node takes writes. Every Charter replica does (writes are serialised in the database), so always 1.")
 	c.nodes = d("kafka_schema_registry_node_count", "Schema Registry nodes this node knows of: 1 (Charter replicas do not track each other).")
-	for _, t := range c.types {
-		name := confluentTypeName(t)
-		if name == "" {
-			continue
-		}
-		c.created[t] = d("kafka_schema_registry_"+name+"_schemas_created", "Versions of "+string(t)+" schemas registered and not permanently deleted (Confluent's JMX "+name+"-schemas-created).")
-		c.deletedByType[t] = d("kafka_schema_registry_"+name+"_schemas_deleted", "Soft-deleted versions of "+string(t)+" schemas (Confluent's JMX "+name+"-schemas-deleted).")
-	}
+	// Named as Confluent's JMX exporter configuration names its
+	// <type>-schemas-created and -deleted MBeans (jmx-monitoring-stacks'
+	// confluent_schemaregistry.yml), which its Grafana dashboards query by
+	// schema_type.
+	c.created = d("kafka_schema_registry_schemas_created", "Versions registered and not permanently deleted, by schema type (avro, json, protobuf; Confluent's JMX <type>-schemas-created).", "schema_type")
+	c.deletedByType = d("kafka_schema_registry_schemas_deleted", "Soft-deleted versions, by schema type (Confluent's JMX <type>-schemas-deleted).", "schema_type")
 	return c
 }
 
-// confluentTypeName is the prefix of Confluent's per-type JMX metrics.
+// confluentTypeName is the schema_type label of Confluent's per-type JMX
+// metrics.
 func confluentTypeName(t compat.SchemaType) string {
 	switch t {
 	case compat.Avro:
@@ -347,14 +348,9 @@ func confluentTypeName(t compat.SchemaType) string {
 // Describe sends every descriptor (prometheus.Collector).
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.schemas, c.subjects, c.versions, c.subjectVersions, c.deprecations,
-		c.extensions, c.extended, c.contracts, c.piiUntagged, c.took, c.registered, c.deleted, c.role, c.nodes} {
+		c.extensions, c.extended, c.contracts, c.piiUntagged, c.took, c.registered, c.deleted, c.role, c.nodes,
+		c.created, c.deletedByType} {
 		ch <- d
-	}
-	for _, t := range c.types {
-		if d, ok := c.created[t]; ok {
-			ch <- d
-			ch <- c.deletedByType[t]
-		}
 	}
 	c.errs.Describe(ch)
 }
@@ -471,9 +467,9 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.subjects, inv.Subjects[t], string(t))
 			gauge(c.versions, live, string(t), "live")
 			gauge(c.versions, del, string(t), "soft_deleted")
-			if d, ok := c.created[t]; ok {
-				gauge(d, live+del)
-				gauge(c.deletedByType[t], del)
+			if name := confluentTypeName(t); name != "" {
+				gauge(c.created, live+del, name)
+				gauge(c.deletedByType, del, name)
 			}
 		}
 		gauge(c.registered, registered)

@@ -176,18 +176,18 @@ func TestMetricsAfterWorkload(t *testing.T) {
 		`charter_http_requests_total{code="404",method="GET",route="/subjects/{subject}/versions"}`:                          1,
 		`charter_http_requests_total{code="200",method="POST",route="/compatibility/subjects/{subject}/versions/{version}"}`: 2,
 		`charter_http_request_duration_seconds_count{code="200",method="GET",route="/schemas/ids/{id}"}`:                     3,
-		`charter_http_requests_in_flight`:                1, // the scrape itself
-		`kafka_schema_registry_api_success_count`:        17,
-		`kafka_schema_registry_api_failure_count`:        2,
-		`kafka_schema_registry_master_slave_role`:        1,
-		`kafka_schema_registry_node_count`:               1,
-		`kafka_schema_registry_registered_count`:         5, // orders v1 v2, skus v1, parcels v1 (soft-deleted) v2
-		`kafka_schema_registry_deleted_count`:            1,
-		`kafka_schema_registry_avro_schemas_created`:     2,
-		`kafka_schema_registry_avro_schemas_deleted`:     0,
-		`kafka_schema_registry_json_schemas_created`:     1,
-		`kafka_schema_registry_protobuf_schemas_created`: 2,
-		`kafka_schema_registry_protobuf_schemas_deleted`: 1,
+		`charter_http_requests_in_flight`:                               1, // the scrape itself
+		`kafka_schema_registry_api_success_count`:                       17,
+		`kafka_schema_registry_api_failure_count`:                       2,
+		`kafka_schema_registry_master_slave_role`:                       1,
+		`kafka_schema_registry_node_count`:                              1,
+		`kafka_schema_registry_registered_count`:                        5, // orders v1 v2, skus v1, parcels v1 (soft-deleted) v2
+		`kafka_schema_registry_deleted_count`:                           1,
+		`kafka_schema_registry_schemas_created{schema_type="avro"}`:     2,
+		`kafka_schema_registry_schemas_deleted{schema_type="avro"}`:     0,
+		`kafka_schema_registry_schemas_created{schema_type="json"}`:     1,
+		`kafka_schema_registry_schemas_created{schema_type="protobuf"}`: 2,
+		`kafka_schema_registry_schemas_deleted{schema_type="protobuf"}`: 1,
 
 		`charter_compatibility_checks_total{schema_type="AVRO",source="register",verdict="compatible"}`:                          1,
 		`charter_compatibility_checks_total{schema_type="AVRO",source="register",verdict="incompatible"}`:                        1,
@@ -305,4 +305,110 @@ func TestMetricsUnmatched(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, got[k], w)
 		}
 	}
+}
+
+// TestAxonOpsMetricsConfluentCompat runs the scenarios of the peer BDD
+// suite's metrics_confluent_compat.feature (../shared/conformance/axonops)
+// that are about Confluent's metric names, one subtest each under the
+// scenario's name. Left out: the audit-log steps (AxonOps' audit log),
+// and the scenarios on AxonOps' own names (jersey_metrics_request_total
+// and friends by endpoint label, schema_registry_requests_total), which
+// no Confluent exporter produces.
+func TestAxonOpsMetricsConfluentCompat(t *testing.T) {
+	avro := func(name string) string {
+		return `{"type":"record","name":"` + name + `","fields":[{"name":"id","type":"int"}]}`
+	}
+	setup := func(t *testing.T) *metricsEnv {
+		e := newMetricsEnv(t)
+		e.expect(200, "PUT", "/config", `{"compatibility":"NONE"}`)
+		return e
+	}
+	increased := func(t *testing.T, e *metricsEnv, metric string, before float64) {
+		t.Helper()
+		if got := e.scrape()[metric]; got <= before {
+			t.Errorf("%s = %v, want more than %v", metric, got, before)
+		}
+	}
+	t.Run("master_slave_role gauge reports leader status", func(t *testing.T) {
+		if got, ok := setup(t).scrape()["kafka_schema_registry_master_slave_role"]; !ok || got != 1 {
+			t.Errorf("kafka_schema_registry_master_slave_role = %v (present %v), want 1", got, ok)
+		}
+	})
+	t.Run("node_count gauge reports cluster size", func(t *testing.T) {
+		if got, ok := setup(t).scrape()["kafka_schema_registry_node_count"]; !ok || got != 1 {
+			t.Errorf("kafka_schema_registry_node_count = %v (present %v), want 1", got, ok)
+		}
+	})
+	t.Run("All wire-compatible metrics appear in metrics output", func(t *testing.T) {
+		e := setup(t)
+		e.expect(200, "POST", "/subjects/metrics-existence-test/versions", schemaBody(avro("MetricsExist")))
+		got := e.scrape()
+		for _, m := range []string{"kafka_schema_registry_registered_count", "kafka_schema_registry_api_success_count",
+			"kafka_schema_registry_api_failure_count", "kafka_schema_registry_master_slave_role", "kafka_schema_registry_node_count",
+			"kafka_schema_registry_jersey_metrics_request_rate", "kafka_schema_registry_jersey_metrics_request_latency_99"} {
+			if _, ok := got[m]; !ok {
+				t.Errorf("%s is missing", m)
+			}
+		}
+	})
+	t.Run("api_success_count increments on successful requests", func(t *testing.T) {
+		e := setup(t)
+		before := e.scrape()["kafka_schema_registry_api_success_count"]
+		e.expect(200, "GET", "/", "")
+		increased(t, e, "kafka_schema_registry_api_success_count", before)
+	})
+	t.Run("api_failure_count increments on failed requests", func(t *testing.T) {
+		e := setup(t)
+		before := e.scrape()["kafka_schema_registry_api_failure_count"]
+		e.expect(404, "GET", "/subjects/nonexistent-subject-xxxxx/versions/999", "")
+		increased(t, e, "kafka_schema_registry_api_failure_count", before)
+	})
+	t.Run("registered_count increments when a schema is registered", func(t *testing.T) {
+		e := setup(t)
+		before := e.scrape()["kafka_schema_registry_registered_count"]
+		e.expect(200, "POST", "/subjects/metrics-reg-test/versions", schemaBody(avro("MetricsReg")))
+		increased(t, e, "kafka_schema_registry_registered_count", before)
+	})
+	t.Run("schemas_created counter tracks Avro registrations", func(t *testing.T) {
+		e := setup(t)
+		before := e.scrape()["kafka_schema_registry_registered_count"]
+		e.expect(200, "POST", "/subjects/metrics-avro-test/versions", schemaBody(avro("MetricsAvro")))
+		if got := e.scrape()[`kafka_schema_registry_schemas_created{schema_type="avro"}`]; got != 1 {
+			t.Errorf(`kafka_schema_registry_schemas_created{schema_type="avro"} = %v, want 1`, got)
+		}
+		increased(t, e, "kafka_schema_registry_registered_count", before)
+	})
+	t.Run("schemas_created counter tracks JSON Schema registrations", func(t *testing.T) {
+		e := setup(t)
+		e.expect(200, "POST", "/subjects/metrics-json-test/versions", schemaBody(`{"type":"object","properties":{"id":{"type":"integer"}}}`, `"schemaType":"JSON"`))
+		if got := e.scrape()[`kafka_schema_registry_schemas_created{schema_type="json"}`]; got != 1 {
+			t.Errorf(`kafka_schema_registry_schemas_created{schema_type="json"} = %v, want 1`, got)
+		}
+	})
+	t.Run("deleted_count increments when a subject is deleted", func(t *testing.T) {
+		e := setup(t)
+		e.expect(200, "POST", "/subjects/metrics-del-test/versions", schemaBody(avro("MetricsDel")))
+		before := e.scrape()["kafka_schema_registry_deleted_count"]
+		e.expect(200, "DELETE", "/subjects/metrics-del-test", "")
+		increased(t, e, "kafka_schema_registry_deleted_count", before)
+	})
+	t.Run("schemas_deleted counter tracks deletions by type", func(t *testing.T) {
+		e := setup(t)
+		e.expect(200, "POST", "/subjects/metrics-del-type-test/versions", schemaBody(avro("MetricsDelType")))
+		e.expect(200, "DELETE", "/subjects/metrics-del-type-test", "")
+		if got := e.scrape()[`kafka_schema_registry_schemas_deleted{schema_type="avro"}`]; got != 1 {
+			t.Errorf(`kafka_schema_registry_schemas_deleted{schema_type="avro"} = %v, want 1`, got)
+		}
+	})
+	t.Run("deleted_count increments when a version is deleted", func(t *testing.T) {
+		e := setup(t)
+		e.expect(200, "POST", "/subjects/metrics-ver-del/versions", schemaBody(avro("MetricsVerDel")))
+		e.expect(200, "POST", "/subjects/metrics-ver-del/versions", schemaBody(`{"type":"record","name":"MetricsVerDel","fields":[{"name":"id","type":"int"},{"name":"name","type":"string","default":""}]}`))
+		before := e.scrape()["kafka_schema_registry_deleted_count"]
+		e.expect(200, "DELETE", "/subjects/metrics-ver-del/versions/1", "")
+		increased(t, e, "kafka_schema_registry_deleted_count", before)
+		if got := e.scrape()[`kafka_schema_registry_schemas_deleted{schema_type="avro"}`]; got != 1 {
+			t.Errorf(`kafka_schema_registry_schemas_deleted{schema_type="avro"} = %v, want 1`, got)
+		}
+	})
 }
