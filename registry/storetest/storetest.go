@@ -13,8 +13,8 @@
 //	}
 //
 // The suite checks behaviour promised by the [registry.Store],
-// [registry.Tx], [registry.GovernanceTx] and [registry.BackupTx] docs only
-// (every store's transactions must implement GovernanceTx and BackupTx); backend specifics (durability, concurrency of
+// [registry.Tx], [registry.GovernanceTx], [registry.BackupTx] and [dek.KeyTx] docs only
+// (every store's transactions must implement GovernanceTx, BackupTx and dek.KeyTx); backend specifics (durability, concurrency of
 // readers with a writer, query plans) belong to the backend's own tests.
 package storetest
 
@@ -72,6 +72,9 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"RaiseSchemaIDMark", testRaiseSchemaIDMark},
 		{"IDAllocationRestored", testIDAllocationRestored},
 		{"RestoreAudit", testRestoreAudit},
+		{"Keks", testKeks},
+		{"Deks", testDeks},
+		{"DekRollback", testDekRollback},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
