@@ -60,6 +60,10 @@ type Options struct {
 	At time.Time
 	// Now is the clock when At is zero; nil: time.Now.
 	Now func() time.Time
+	// Progress, when set, is called once the subjects are known with
+	// done 0, then after each subject is judged, with how many are done
+	// and the total; calls come one at a time, done increasing.
+	Progress func(done, total int)
 }
 
 // Status says how a subject compares with the baseline.
@@ -185,7 +189,22 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	}
 
 	results := make([]subjectOutcome, len(subjects))
-	c.parallel(len(subjects), func(i int) { results[i] = c.compare(subjects[i]) })
+	var (
+		progressMu sync.Mutex
+		done       int
+	)
+	if opts.Progress != nil {
+		opts.Progress(0, len(subjects))
+	}
+	c.parallel(len(subjects), func(i int) {
+		results[i] = c.compare(subjects[i])
+		if opts.Progress != nil {
+			progressMu.Lock()
+			done++
+			opts.Progress(done, len(subjects))
+			progressMu.Unlock()
+		}
+	})
 	for _, r := range results {
 		if r.err != nil {
 			return nil, fmt.Errorf("check: %w", r.err)

@@ -18,6 +18,7 @@ import (
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat/rule"
 )
@@ -27,6 +28,14 @@ import (
 const (
 	EnvRegistryURL = global.EnvRegistryURL
 	EnvToken       = global.EnvToken
+)
+
+// Progress of a check over many subjects, on stderr: a bar on a
+// terminal, else one summary line when the check took ProgressQuietUnder
+// or more.
+var (
+	ProgressMinSubjects = 20
+	ProgressQuietUnder  = 5 * time.Second
 )
 
 // ErrNoBaseline is returned when neither --against nor a registry URL
@@ -154,10 +163,21 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
-	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at})
+	var bar *progress.Bar
+	stderr := cmd.ErrOrStderr()
+	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at, Progress: func(done, total int) {
+		if done == 0 && total >= ProgressMinSubjects {
+			bar = progress.New(stderr, progress.Options{Label: "check", Unit: "subjects", Total: int64(total), QuietUnder: ProgressQuietUnder})
+		}
+		bar.Set(int64(done))
+	}})
 	if err != nil {
+		if progress.IsTerminal(stderr) {
+			bar.Finish() // end the bar's line before the error
+		}
 		return err
 	}
+	bar.Finish()
 	prefix := o.pathPrefix
 	if prefix == "" {
 		prefix = project.RepoPrefix(ctx, p.Root)

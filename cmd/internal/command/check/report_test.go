@@ -3,14 +3,17 @@ package check_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	js "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/charter-dev/charter/cmd/internal/cli"
+	"github.com/charter-dev/charter/cmd/internal/command/check"
 )
 
 // schemas is where the render package vendors the published SARIF 2.1.0
@@ -135,5 +138,36 @@ func TestCheckFailOn(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outputs); !strings.HasPrefix(string(b), "result=failed\nerrors=0\nwarnings=1\n") {
 		t.Errorf("outputs %q", b)
+	}
+}
+
+// TestCheckProgress: a check over ProgressMinSubjects subjects or more
+// ends with one summary line on stderr when it is not a terminal (and took
+// ProgressQuietUnder or more: 0 here); fewer subjects print nothing.
+func TestCheckProgress(t *testing.T) {
+	defer func(n int, d time.Duration) { check.ProgressMinSubjects, check.ProgressQuietUnder = n, d }(check.ProgressMinSubjects, check.ProgressQuietUnder)
+	check.ProgressMinSubjects, check.ProgressQuietUnder = 20, 0
+	for _, n := range []int{19, 20} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "charter.yaml"), []byte("version: 1\nschemas:\n  - files: \"*.avsc\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			avsc := fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"id","type":"string"}]}`, i)
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%02d.avsc", i)), []byte(avsc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := run(t, "check", "-C", dir, "--against", "dir:.")
+		if r.code != cli.ExitOK {
+			t.Fatalf("%d subjects: exit %d\n%s%s", n, r.code, r.stdout, r.stderr)
+		}
+		want := ""
+		if n == 20 {
+			want = "check: 20 subjects in "
+		}
+		if (want == "" && r.stderr != "") || !strings.HasPrefix(r.stderr, want) || (want != "" && !strings.HasSuffix(r.stderr, " subjects/s)\n")) {
+			t.Errorf("%d subjects: stderr %q, want %q…", n, r.stderr, want)
+		}
 	}
 }
