@@ -233,6 +233,23 @@ func TestConfluentRestApiCompatibilityTest_testRegisterInvalidRuleSet(t *testing
 	})
 }
 
+// TestConfluentRestApiCompatibilityTest_testRegisterBadDefaultWithValidateNewSchemaConfig:
+// RestApiCompatibilityTest.testRegisterBadDefaultWithValidateNewSchemaConfig,
+// with validateNewSchemas on (Charter's only behaviour) an int field with
+// a string default is 42201 for a check and a registration. Confluent
+// answers the check compatible once validateNewSchemas is off; Charter
+// accepts the setting and still validates (a README difference).
+func TestConfluentRestApiCompatibilityTest_testRegisterBadDefaultWithValidateNewSchemaConfig(t *testing.T) {
+	bad := `{"type":"record","name":"Shipment","fields":[{"name":"count","type":"int","default":"many"}]}`
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"validateNewSchemas":false}`, json: `{}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(bad), status: 422, code: 42201},
+		{method: "PUT", path: "/config", body: `{"validateNewSchemas":true}`, json: `{}`},
+		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(bad), status: 422, code: 42201},
+		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(bad), status: 422, code: 42201},
+	})
+}
+
 // TestConfluentRestApiCompatibilityTest_testGlobalNormalizeInheritedWhenSubjectConfigSet:
 // RestApiCompatibilityTest.testGlobalNormalizeInheritedWhenSubjectConfigSet,
 // with normalize on globally and a subject config that sets only the
