@@ -163,21 +163,34 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
-	var bar *progress.Bar
+	// A bar on a terminal; elsewhere one summary line, and only when the
+	// check took a while.
+	var (
+		bar     *progress.Bar
+		started time.Time
+		judged  int
+	)
 	stderr := cmd.ErrOrStderr()
+	term := progress.IsTerminal(stderr)
 	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at, Progress: func(done, total int) {
 		if done == 0 && total >= ProgressMinSubjects {
-			bar = progress.New(stderr, progress.Options{Label: "check", Unit: "subjects", Total: int64(total), QuietUnder: ProgressQuietUnder})
+			started = time.Now()
+			if term {
+				bar = progress.New(stderr, progress.Options{Label: "check", Unit: "subjects", Total: int64(total)})
+			}
 		}
+		judged = done
 		bar.Set(int64(done))
 	}})
+	bar.Finish() // a nil bar does nothing
 	if err != nil {
-		if progress.IsTerminal(stderr) {
-			bar.Finish() // end the bar's line before the error
-		}
 		return err
 	}
-	bar.Finish()
+	if !term && !started.IsZero() {
+		if elapsed := time.Since(started); elapsed >= ProgressQuietUnder {
+			fmt.Fprintln(stderr, progress.Summary("check", "subjects", int64(judged), elapsed))
+		}
+	}
 	prefix := o.pathPrefix
 	if prefix == "" {
 		prefix = project.RepoPrefix(ctx, p.Root)
