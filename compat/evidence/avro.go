@@ -46,6 +46,12 @@ type prunedPair struct {
 }
 
 func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
+	// hamba's Resolve recurses without end on a recursive record (its
+	// resolve has no guard for a type already on the path, and the
+	// stack overflow is fatal), so such pairs are not read.
+	if recursive(r.Hamba(), nil) || recursive(w.Hamba(), nil) {
+		return nil, fmt.Errorf("%w: a recursive Avro schema (hamba cannot resolve it)", ErrUnsupported)
+	}
 	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}}
 	e.full, e.fullErr = hamba.NewSchemaCompatibility().Resolve(r.Hamba(), w.Hamba())
 	if e.fullErr == nil {
@@ -55,6 +61,41 @@ func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 }
 
 func (e *avroEngine) roots() int { return 1 }
+
+// recursive reports whether s uses a named type inside itself.
+func recursive(s hamba.Schema, path []string) bool {
+	if ref, ok := s.(*hamba.RefSchema); ok {
+		name := ref.Schema().(hamba.NamedSchema).FullName()
+		for _, p := range path {
+			if p == name {
+				return true
+			}
+		}
+		s = ref.Schema()
+	}
+	if n, ok := s.(hamba.NamedSchema); ok {
+		path = append(path, n.FullName())
+	}
+	switch t := s.(type) {
+	case *hamba.RecordSchema:
+		for _, f := range t.Fields() {
+			if recursive(f.Type(), path) {
+				return true
+			}
+		}
+	case *hamba.ArraySchema:
+		return recursive(t.Items(), path)
+	case *hamba.MapSchema:
+		return recursive(t.Values(), path)
+	case *hamba.UnionSchema:
+		for _, b := range t.Types() {
+			if recursive(b, path) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // avroGen generates one Avro value and records which union branches and
 // enum symbols it used.
@@ -197,15 +238,43 @@ func unionBranch(u *hamba.UnionSchema, v any) (hamba.Schema, any) {
 			}
 		}
 	}
-	// hamba decodes a nullable union's value without the branch name.
-	if u.Nullable() {
-		for _, t := range u.Types() {
-			if t.Type() != hamba.Null {
-				return t, v
-			}
+	// hamba decodes some unions (nullable ones, resolved ones) to the
+	// value without the branch name: take the branch of its Go type.
+	for _, t := range u.Types() {
+		if holds(deref(t), v) {
+			return t, v
 		}
 	}
 	return nil, nil
+}
+
+// holds reports whether generic value v is of the Go type hamba decodes
+// schema s to.
+func holds(s hamba.Schema, v any) bool {
+	switch v.(type) {
+	case string:
+		return s.Type() == hamba.String || s.Type() == hamba.Enum
+	case int:
+		return s.Type() == hamba.Int
+	case int64:
+		return s.Type() == hamba.Long
+	case float32:
+		return s.Type() == hamba.Float
+	case float64:
+		return s.Type() == hamba.Double
+	case bool:
+		return s.Type() == hamba.Boolean
+	case []byte:
+		return s.Type() == hamba.Bytes
+	case []any:
+		return s.Type() == hamba.Array
+	case map[string]any:
+		return s.Type() == hamba.Record || s.Type() == hamba.Map
+	case time.Time, time.Duration, *big.Rat:
+		return s.Type() == hamba.Int || s.Type() == hamba.Long || s.Type() == hamba.Bytes || s.Type() == hamba.Fixed
+	}
+	_, fixed := fixedBytes(v)
+	return fixed && s.Type() == hamba.Fixed
 }
 
 // typeName is hamba's name of a union branch in a generic value: the full

@@ -27,6 +27,14 @@ import (
 type jsonEngine struct {
 	reader, writer *jsonschema.Schema
 	root           any // the writer's schema document
+	// extra are the property names the generator adds where the writer
+	// allows undeclared properties: a few of its own and every name
+	// the reader declares, since those are the names at which a reader
+	// may constrain what the writer leaves open.
+	extra []string
+	// writerPatterns is whether the writer has patternProperties, to
+	// name the rule when the reader refuses a property they allowed.
+	writerPatterns bool
 }
 
 func newJSONEngine(r, w *jsonschema.Schema) (*jsonEngine, error) {
@@ -34,7 +42,47 @@ func newJSONEngine(r, w *jsonschema.Schema) (*jsonEngine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evidence: read the writer schema: %w", err)
 	}
-	return &jsonEngine{reader: r, writer: w, root: root}, nil
+	rroot, err := decodeJSON(r.Canonical())
+	if err != nil {
+		return nil, fmt.Errorf("evidence: read the reader schema: %w", err)
+	}
+	names := map[string]bool{}
+	collectPropertyNames(rroot, names, 0)
+	extra := []string{"extra", "Ünïcode-key", "x-1"}
+	for _, n := range sortedKeysBool(names) {
+		extra = append(extra, n)
+	}
+	return &jsonEngine{reader: r, writer: w, root: root, extra: extra, writerPatterns: strings.Contains(w.Canonical(), `"patternProperties"`)}, nil
+}
+
+func collectPropertyNames(v any, names map[string]bool, depth int) {
+	if depth > 32 || len(names) > 64 {
+		return
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if props, ok := x["properties"].(map[string]any); ok {
+			for n := range props {
+				names[n] = true
+			}
+		}
+		for _, c := range x {
+			collectPropertyNames(c, names, depth+1)
+		}
+	case []any:
+		for _, c := range x {
+			collectPropertyNames(c, names, depth+1)
+		}
+	}
+}
+
+func sortedKeysBool(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func decodeJSON(text string) (any, error) {
@@ -44,7 +92,7 @@ func decodeJSON(text string) (any, error) {
 func (e *jsonEngine) roots() int { return 1 }
 
 func (e *jsonEngine) event(_ int, ch *chooser) (*observed, bool) {
-	g := &jsonGen{ch: ch, root: e.root}
+	g := &jsonGen{ch: ch, root: e.root, extra: e.extra}
 	doc, ok := g.value(e.root, "", 0)
 	if !ok {
 		return nil, false
@@ -67,6 +115,11 @@ func (e *jsonEngine) event(_ int, ch *chooser) (*observed, bool) {
 		}
 		leaf := leafCause(ve)
 		path, what, ruleID := jsonRefusal(leaf)
+		if ruleID == "" && e.writerPatterns && (strings.Contains(what, "additionalProperties") || strings.Contains(what, "unevaluatedProperties") || strings.Contains(what, "additional properties")) {
+			// The writer allowed the property through its
+			// patternProperties, which the rules do not compare.
+			ruleID = RuleJSONPatternPropertiesChanged
+		}
 		obs.add(Refused, path, "refused", what, ruleID)
 		return obs, true
 	}
@@ -164,9 +217,10 @@ func schemaPointer(u string) string {
 
 // jsonGen generates one document.
 type jsonGen struct {
-	ch   *chooser
-	root any
-	refs int
+	ch    *chooser
+	root  any
+	refs  int
+	extra []string
 }
 
 func (g *jsonGen) pick(key string, n, depth int) int {
@@ -376,11 +430,16 @@ func jnum(v any) (float64, bool) {
 // number generates boundary numbers of s's range: its limits and their
 // neighbours, 0, ±1, a fraction, a large value.
 func (g *jsonGen) number(s map[string]any, integer bool, key string, depth int) any {
-	cands := []float64{0, 1, -1, 1.5, 1e15, -1e15, 9007199254740993}
+	cands := []float64{0, 1, -1, 1.5, 0.5, -2.5, 1e15, -1e15, 9007199254740993}
 	for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
 		if f, ok := jnum(s[k]); ok {
-			cands = append(cands, f, f+1, f-1, math.Floor(f), math.Ceil(f))
+			cands = append(cands, f, f+1, f-1, f+0.5, f-0.5, math.Floor(f), math.Ceil(f))
 		}
+	}
+	lo, okl := jnum(s["minimum"])
+	hi, okh := jnum(s["maximum"])
+	if okl && okh {
+		cands = append(cands, (lo+hi)/2, lo+(hi-lo)/4)
 	}
 	if f, ok := jnum(s["multipleOf"]); ok && f > 0 {
 		cands = append(cands, f, 2*f, -f)
@@ -509,9 +568,14 @@ func (g *jsonGen) array(s map[string]any, key string, depth int) (any, bool) {
 		out = append(out, v)
 	}
 	if c, ok := s["contains"]; ok && (len(out) == 0 || g.pick(key+"+", 2, depth) == 1) {
-		v, ok := g.value(c, key+"[c]", depth+1)
-		if ok {
-			out = append(out, v)
+		n := 1
+		if m, ok := jnum(s["minContains"]); ok && int(m) > 1 {
+			n = min(int(m), 16)
+		}
+		for i := range n {
+			if v, ok := g.value(c, fmt.Sprintf("%s[c%d]", key, i), depth+1); ok {
+				out = append(out, v)
+			}
 		}
 	}
 	if u, _ := s["uniqueItems"].(bool); u {
@@ -598,10 +662,28 @@ func (g *jsonGen) object(s map[string]any, key string, depth int) (any, bool) {
 			ap = true
 		}
 		if g.pick(key+"/~extra?", 2, depth) == 1 {
-			name := []string{"extra", "Ünïcode-key", "x-1"}[g.pick(key+"/~extra~", 3, depth)]
+			name := g.extra[g.pick(key+"/~extra~", len(g.extra), depth)]
 			if _, taken := out[name]; !taken {
 				if v, ok := g.value(ap, key+"/~extra", depth+1); ok {
 					out[name] = v
+				}
+			}
+		}
+	}
+	// minProperties: fill with the extra names where the writer allows
+	// them.
+	if n, ok := jnum(s["minProperties"]); ok && len(out) < int(n) {
+		ap, ok := s["additionalProperties"]
+		if !ok || ap != false {
+			if ap == nil {
+				ap = true
+			}
+			for i := 0; i < len(g.extra) && len(out) < int(n); i++ {
+				if _, taken := out[g.extra[i]]; taken {
+					continue
+				}
+				if v, ok := g.value(ap, key+"/~min/"+g.extra[i], depth+1); ok {
+					out[g.extra[i]] = v
 				}
 			}
 		}

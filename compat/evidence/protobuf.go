@@ -23,10 +23,10 @@ import (
 // (an unknown number goes to the unknown fields), required fields are
 // checked.
 //
-// Events are generated for the writer's root messages: the top-level
-// messages no field of another message uses (all top-level messages when
-// every one is used), round robin; the messages they use are generated
-// inside them.
+// Events are generated for the writer's root messages, round robin: the
+// messages (nested ones included) that no field of another message uses
+// (all top-level messages when every one is used); the messages they use
+// are generated inside them.
 type protoEngine struct {
 	reader, writer protoreflect.FileDescriptor
 	pkg            string
@@ -62,11 +62,17 @@ func newProtoEngine(r, w *protobuf.Schema) (*protoEngine, error) {
 	for i := range top.Len() {
 		mark(top.Get(i), seen)
 	}
-	for i := range top.Len() {
-		if md := top.Get(i); !used[md.FullName()] {
-			e.roots_ = append(e.roots_, md)
+	var roots func(ms protoreflect.MessageDescriptors)
+	roots = func(ms protoreflect.MessageDescriptors) {
+		for i := range ms.Len() {
+			md := ms.Get(i)
+			if !used[md.FullName()] && !md.IsMapEntry() {
+				e.roots_ = append(e.roots_, md)
+			}
+			roots(md.Messages())
 		}
 	}
+	roots(top)
 	if len(e.roots_) == 0 {
 		for i := range top.Len() {
 			e.roots_ = append(e.roots_, top.Get(i))
@@ -368,10 +374,50 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 	wm.Range(func(wf protoreflect.FieldDescriptor, wv protoreflect.Value) bool {
 		rf := rmd.Fields().ByNumber(wf.Number())
 		if rf == nil {
-			return true // not declared by the reader: projected away
+			// Not declared by the reader: projected away, unless it
+			// was the member set of a oneof whose other members the
+			// reader keeps, which then reads as unset.
+			if o := wf.ContainingOneof(); o != nil && !o.IsSynthetic() {
+				for i := range o.Fields().Len() {
+					if other := rmd.Fields().ByNumber(o.Fields().Get(i).Number()); other != nil && other.ContainingOneof() != nil {
+						obs.add(Lossy, path+"."+string(wf.Name()), "dropped",
+							fmt.Sprintf("the reader's oneof %s lacks the member the writer set, so it reads as unset", other.ContainingOneof().Name()), "")
+						break
+					}
+				}
+			}
+			return true
 		}
 		fpath := path + "." + string(wf.Name())
+		if wf.IsList() && !rf.IsList() && !rf.IsMap() && wv.List().Len() > 1 && wireType(wf) == wireType(rf) {
+			n := wv.List().Len()
+			what := fmt.Sprintf("the reader kept only the last of %d values", n)
+			if wf.Message() != nil {
+				what = fmt.Sprintf("the reader merged %d messages into one", n)
+			}
+			obs.add(Lossy, fpath, "truncated", what, RuleProtoRepeatedToSingular)
+			return true
+		}
 		if !rm.Has(rf) {
+			// An implicit-presence reader field holding its zero
+			// value reads as unset: equal when the writer wrote
+			// that zero (a list of one zero, say).
+			if !rf.IsList() && !rf.IsMap() && rf.Message() == nil && !wf.IsMap() && (!wf.IsList() || wv.List().Len() == 1) && wireType(wf) == wireType(rf) {
+				one := wv
+				if wf.IsList() {
+					one = wv.List().Get(0)
+				}
+				var quiet observed
+				e.value(wf, rf, one, rm.Get(rf), fpath, &quiet)
+				if len(quiet.finds) == 0 {
+					return true
+				}
+				if wf.Enum() == nil || rf.Enum() == nil {
+					// A number read as another one (its zero).
+					obs.finds = append(obs.finds, quiet.finds...)
+					return true
+				}
+			}
 			e.dropped(wf, rf, wv, fpath, obs)
 			return true
 		}
@@ -392,15 +438,6 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 				return true
 			})
 		case wf.IsList() && !rf.IsList():
-			n := wv.List().Len()
-			if n > 1 {
-				what := fmt.Sprintf("the reader kept only the last of %d values", n)
-				if wf.Message() != nil {
-					what = fmt.Sprintf("the reader merged %d messages into one", n)
-				}
-				obs.add(Lossy, fpath, "truncated", what, RuleProtoRepeatedToSingular)
-				return true
-			}
 			e.value(wf, rf, wv.List().Get(0), rv, fpath, obs)
 		case !wf.IsList() && rf.IsList():
 			if rv.List().Len() != 1 {
@@ -428,6 +465,22 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 			obs.add(Defaulted, path+"."+string(rf.Name()), "default", "the reader gave the field its declared default", "")
 		}
 	}
+}
+
+// wireType is the wire type of a field's (or a list element's) values.
+func wireType(fd protoreflect.FieldDescriptor) int {
+	switch fd.Kind() {
+	case protoreflect.BoolKind, protoreflect.EnumKind, protoreflect.Int32Kind, protoreflect.Int64Kind,
+		protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind:
+		return 0
+	case protoreflect.Fixed64Kind, protoreflect.Sfixed64Kind, protoreflect.DoubleKind:
+		return 1
+	case protoreflect.Fixed32Kind, protoreflect.Sfixed32Kind, protoreflect.FloatKind:
+		return 5
+	case protoreflect.GroupKind:
+		return 3
+	}
+	return 2
 }
 
 // dropped reports a written value the reader does not hold in its field
