@@ -240,14 +240,20 @@ func (s *server) serverVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": s.opts.Version, "commitId": s.opts.Commit})
 }
 
-// contexts lists the one context Charter has, the default ".".
+// contexts lists the one context Charter has, the default ".", when it
+// starts with ?contextPrefix= (case-sensitive, as Confluent's), paged by
+// offset and limit.
 func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
 	p, err := pageParams(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, paginate([]string{"."}, p))
+	out := []string{}
+	if strings.HasPrefix(".", r.URL.Query().Get("contextPrefix")) {
+		out = append(out, ".")
+	}
+	writeJSON(w, http.StatusOK, paginate(out, p))
 }
 
 // cachedByID returns the cached body of GET /schemas/ids/{id}, or the

@@ -1208,3 +1208,18 @@ func TestConfluentRestApiTest_testSchemaReferencesMultipleLevels(t *testing.T) {
 		{method: "DELETE", path: "/subjects/ref1/versions/1?permanent=true", json: `1`},
 	})
 }
+
+// TestConfluentRestApiContextTest_contextPrefix: the default-context part
+// of RestApiContextTest.testContextPrefixFilter and
+// testContextPrefixFilterEdgeCases, GET /contexts?contextPrefix= keeps
+// the contexts starting with it, case-sensitive: "" and "." keep the
+// default context, any longer prefix none. (Named contexts are issue 15.)
+func TestConfluentRestApiContextTest_contextPrefix(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "GET", path: "/contexts?contextPrefix=", json: `["."]`},
+		{method: "GET", path: "/contexts?contextPrefix=.", json: `["."]`},
+		{method: "GET", path: "/contexts?contextPrefix=.prod", json: `[]`},
+		{method: "GET", path: "/contexts?contextPrefix=.TEST&offset=0&limit=-1", json: `[]`},
+		{method: "GET", path: "/contexts?contextPrefix=.&offset=0&limit=2", json: `["."]`},
+	})
+}
