@@ -3,7 +3,12 @@
 package diff
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,14 +17,17 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/compat/rule"
+	"github.com/charter-dev/charter/registry/client"
 )
 
 // NewCommand returns the diff command.
 func NewCommand(name string) *cobra.Command {
 	var format, level, schemaType, subject, profile string
 	var importPaths, refs []string
+	var events int
 	var color *string
 	cmd := &cobra.Command{
 		Use:   name + " PREVIOUS NEXT",
@@ -32,7 +40,13 @@ registry of --registry. References of registered versions resolve in the
 registry; those of files next to each file, or in the registry with --ref.
 The text format is coloured on a terminal, as charter check's (--color,
 NO_COLOR). Exit code 1 when NEXT is incompatible at the level, 2 on usage,
-I/O or registry errors.`,
+I/O or registry errors.
+
+--evidence[=N] also reads N generated events (default 100) of each writer
+with each reader (compat/evidence): each breaking finding gets a minimal
+counterexample event in its hint, the evidence rules (warnings) report the
+losses the rules accept, and a summary per direction says how many events
+were read back equal. It needs each side to parse alone (no references).`,
 		Example: `  # Every rule that an Avro change breaks, in both directions
   charter diff old/order.avsc new/order.avsc
 
@@ -46,7 +60,10 @@ I/O or registry errors.`,
   charter diff registry:orders-value@1 registry:orders-value@3
 
   # A Protobuf change judged by buf's WIRE rules
-  charter diff --protobuf-profile WIRE v1.proto v2.proto`,
+  charter diff --protobuf-profile WIRE v1.proto v2.proto
+
+  # Each breaking finding with an event that breaks
+  charter diff --evidence old/order.avsc new/order.avsc`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := global.Format(cmd, format)
@@ -96,10 +113,25 @@ I/O or registry errors.`,
 			if err != nil {
 				return err
 			}
+			var summary []string
+			if events > 0 {
+				summary = addEvidence(cmd.Context(), src, prev, next, t, lvl, events, res)
+			}
 			version, _ := buildinfo.Get()
 			ro := render.Options{Title: "Charter schema diff", ToolVersion: version, Color: useColor}
 			if err := render.Check(cmd.OutOrStdout(), f, res, ro); err != nil {
 				return err
+			}
+			if len(summary) > 0 {
+				// The text format carries the summary; the others
+				// keep their document whole on stdout.
+				w := cmd.ErrOrStderr()
+				if f == "text" {
+					w = cmd.OutOrStdout()
+				}
+				for _, line := range summary {
+					fmt.Fprintln(w, line)
+				}
 			}
 			if res.Failed() {
 				return rule.ErrFailed
@@ -115,10 +147,133 @@ I/O or registry errors.`,
 	fl.StringSliceVar(&importPaths, "import-path", nil, "Protobuf import path, relative to each file's directory (repeatable)")
 	fl.StringArrayVar(&refs, "ref", nil, "registered schema the files use, NAME=SUBJECT:VERSION (repeatable)")
 	fl.StringVar(&profile, "protobuf-profile", "", "Protobuf rule profile: CONFLUENT (default), WIRE or WIRE_JSON (buf's categories)")
+	fl.IntVar(&events, "evidence", 0, "read N generated events of each writer with each reader: counterexamples for breaking findings (--evidence alone: 100)")
+	fl.Lookup("evidence").NoOptDefVal = "100"
 	color = global.AddColorFlag(cmd)
 	global.Enum(cmd, "format", global.FormatValues()...)
 	global.Enum(cmd, "level", global.LevelValues()...)
 	global.Enum(cmd, "type", "avro", "protobuf", "json")
 	global.Enum(cmd, "protobuf-profile", "CONFLUENT", "WIRE", "WIRE_JSON")
 	return cmd
+}
+
+// evidenceTimeout bounds the evidence of one diff.
+const evidenceTimeout = 20 * time.Second
+
+// addEvidence reads generated events across the change (compat/evidence):
+// each breaking finding of res gets its counterexample in its hint, the
+// evidence rules' findings are added, and the returned lines summarise
+// each direction.
+func addEvidence(ctx context.Context, src project.RegistrySource, prev, next project.DiffSide, t compat.SchemaType, lvl compat.Level, n int, res *project.Result) []string {
+	ps, pv, perr := evidenceSide(ctx, src, prev, t)
+	ns, _, nerr := evidenceSide(ctx, src, next, t)
+	if perr != nil || nerr != nil {
+		return []string{fmt.Sprintf("evidence: not read: %v", firstErr(perr, nerr))}
+	}
+	ctx, cancel := context.WithTimeout(ctx, evidenceTimeout)
+	defer cancel()
+	rep, err := evidence.Check(ctx, lvl, ns, []compat.Previous{{Version: pv, Schema: ps}}, evidence.Options{Events: n})
+	if err != nil {
+		return []string{fmt.Sprintf("evidence: not read: %v", err)}
+	}
+	subject := ""
+	if len(res.Subjects) > 0 {
+		subject = res.Subjects[0].Subject
+	}
+	broken := map[compat.Direction]int{}
+	for i, f := range res.Findings {
+		if f.Severity != rule.Error || f.Direction == "" {
+			continue
+		}
+		cf := compat.Finding{Violation: compat.Violation{RuleID: f.RuleID, Path: f.Path}, Direction: compat.Direction(f.Direction), Version: f.Version}
+		broken[cf.Direction]++
+		o, ok := rep.Counterexample(cf)
+		if !ok {
+			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: no generated event broke here")
+			continue
+		}
+		res.Findings[i].Hint = joinHint(res.Findings[i].Hint, fmt.Sprintf("counterexample: %s is %s at %s: %s", o.Event, o.Class, o.Path, o.Reader))
+	}
+	for _, f := range evidence.RuleFindings(subject, rep) {
+		f.File = res.Subjects[0].File
+		res.Findings = append(res.Findings, f)
+		res.Subjects[0].Warnings++
+	}
+	var out []string
+	for _, p := range rep.Pairs {
+		r := p.Result
+		what := map[compat.Direction]string{compat.DirBackward: "NEXT reading PREVIOUS's events", compat.DirForward: "PREVIOUS reading NEXT's events"}[p.Direction]
+		line := fmt.Sprintf("evidence %s (%s): %d events: %d equal, %d with a default, %d with loss, %d refused", p.Direction, what, r.Events, r.Equal, r.Defaulted, r.Lossy, r.Refused)
+		if broken[p.Direction] == 0 && !r.Verdict().Breaking() {
+			line += fmt.Sprintf("; compatible: %d of %d generated events read back equal", r.Equal+r.Defaulted, r.Events)
+		}
+		if r.Partial {
+			line += " (cut short by the time bound)"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func joinHint(hint, more string) string {
+	if hint == "" {
+		return more
+	}
+	return strings.TrimRight(hint, ". ") + " — " + more
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evidenceSide parses one side of the diff alone (no references), and
+// returns the registry version it names (0 for a file).
+func evidenceSide(ctx context.Context, src project.RegistrySource, side project.DiffSide, t compat.SchemaType) (compat.Schema, int, error) {
+	var text string
+	version := 0
+	if side.Registry() {
+		if src == nil {
+			return nil, 0, fmt.Errorf("%s needs a registry", side)
+		}
+		v, err := src.Version(ctx, side.Subject, side.Version, client.IncludeDeleted())
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(v.References) > 0 {
+			return nil, 0, fmt.Errorf("%s has references", side)
+		}
+		text, t, version = v.Text, v.Type, v.Version
+	} else {
+		b, err := readFile(side.File)
+		if err != nil {
+			return nil, 0, err
+		}
+		text = string(b)
+		if t == "" {
+			t = formats.OfFile(side.File)
+		}
+	}
+	e, ok := formats.ByType(t)
+	if !ok {
+		return nil, 0, fmt.Errorf("no format for %s", side)
+	}
+	s, err := e.Format.Parse(text, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s does not parse alone (references?): %w", side, err)
+	}
+	return s, version, nil
+}
+
+func readFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
