@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/action/project"
@@ -59,6 +58,7 @@ type options struct {
 // NewCommand returns the check command.
 func NewCommand(name string) *cobra.Command {
 	var o options
+	var color *string
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: "Check the working tree's schemas against a baseline (exit 1 on errors)",
@@ -115,6 +115,7 @@ I/O error.`,
   charter check --against registry --at 2026-04-01`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.color = *color
 			return run(cmd, o)
 		},
 	}
@@ -123,13 +124,15 @@ I/O error.`,
 	f.StringVar(&o.config, "config", "", "path of charter.yaml (default: found in --dir or its parents)")
 	f.StringVarP(&o.dir, "dir", "C", ".", "directory to run in")
 	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames()+" (default --output)")
-	f.StringVar(&o.color, "color", "auto", "colour the text format: auto (a terminal without NO_COLOR), always or never")
 	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
 	f.StringVar(&o.at, "at", "", "judge as of this moment, YYYY-MM-DD (midnight UTC) or RFC 3339 (default: now)")
 	f.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the check (exit 1): error or warning")
 	f.StringArrayVar(&o.reportFiles, "report-file", nil, "also write the report in another format to a file, FORMAT=PATH (repeatable; e.g. sarif=charter.sarif, gitlab=gl-code-quality-report.json, junit=charter.xml)")
-	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif and markdown output (default: the project's directory in its git repository)")
+	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif, markdown, gitlab and junit output (default: the project's directory in its git repository)")
+	color = global.AddColorFlag(cmd)
+	global.Enum(cmd, "format", global.FormatValues()...)
+	global.Enum(cmd, "fail-on", "error", "warning")
 	return cmd
 }
 
@@ -139,7 +142,7 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
-	color, err := useColor(o.color, stdout)
+	color, err := global.Color(o.color, stdout)
 	if err != nil {
 		return err
 	}
@@ -301,23 +304,6 @@ func baselineFor(cmd *cobra.Command, p *project.Project, o options) (project.Bas
 		return nil, fmt.Errorf("registry %q: %w", url, err)
 	}
 	return project.RegistryBaseline(c, url), nil
-}
-
-// useColor decides whether the text format is coloured.
-func useColor(mode string, w io.Writer) (bool, error) {
-	switch mode {
-	case "always":
-		return true, nil
-	case "never":
-		return false, nil
-	case "auto":
-		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-			return false, nil
-		}
-		f, ok := w.(*os.File)
-		return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())), nil
-	}
-	return false, fmt.Errorf("invalid --color %q: want auto, always or never", mode)
 }
 
 // writeFile writes what write writes to the file at path, replacing it.
