@@ -100,11 +100,13 @@ set_auth() {
 	auth_args=(-c "http.https://$host/.extraheader=AUTHORIZATION: basic $(printf 'x-access-token:%s' "$CHARTER_GITHUB_TOKEN" | base64 | tr -d '\n')")
 }
 
-# identify sets version and commit: the commit is CHARTER_COMMIT when
-# set, else the ref when it is a SHA, else the source tree's HEAD, else the ref resolved on the server;
-# the version is the ref when it is a name (v1.4.0, main), else the tag
-# that points at the commit, else git describe of the source, else the
-# short commit, else "dev".
+# identify sets version and commit. The commit is CHARTER_COMMIT when
+# set, else the ref when it is a SHA, else the source tree's HEAD (when
+# the source is a git work tree's root), else the ref resolved on the
+# server (git ls-remote), else "unknown". The version is the ref when it
+# is a name (v1.4.0, main), else the tag that points at the commit on the
+# server, else git describe of the source, else the short commit, else
+# "dev".
 identify() {
 	action_ref="${CHARTER_ACTION_REF:-}"
 	action_repo="${CHARTER_ACTION_REPOSITORY:-}"
