@@ -95,3 +95,51 @@ func BenchmarkRegisterGovernance(b *testing.B) {
 		})
 	}
 }
+
+// growingRecord is version n of a record that grows by one optional
+// field per version (bench's chain): field 1 is a long, fields 2..n
+// optional strings with a null default.
+func growingRecord(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"type":"record","name":"Bench","namespace":"dev.charter.bench","fields":[{"name":"id","type":"long"}`)
+	for i := 2; i <= n; i++ {
+		fmt.Fprintf(&b, `,{"name":"f%d","type":["null","string"],"default":null}`, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// BenchmarkRegisterGrowingRecord registers version 1,001 and on of a
+// record growing by one optional field per version at FULL_TRANSITIVE
+// (issue 18: version 1,000 under 50 ms), the 1,000 earlier versions
+// registered at NONE by another Service, so that the one measured
+// starts with nothing cached: its first registration (not counted)
+// builds the subject's summary.
+func BenchmarkRegisterGrowingRecord(b *testing.B) {
+	ctx := context.Background()
+	store := openStore(b)
+	formats := []compat.Format{avro.Format{}}
+	setup := registry.NewService(store, formats, registry.WithParsedCacheBytes(-1))
+	if _, err := setup.SetConfig(ctx, "chain", levelUpdate(compat.None)); err != nil {
+		b.Fatal(err)
+	}
+	const previous = 1000
+	for v := 1; v <= previous; v++ {
+		mustRegister(b, setup, "chain", registry.RegisterRequest{Schema: growingRecord(v)})
+	}
+	if _, err := setup.SetConfig(ctx, "chain", levelUpdate(compat.FullTransitive)); err != nil {
+		b.Fatal(err)
+	}
+	svc := registry.NewService(store, formats)
+	next := previous + 1
+	start := time.Now()
+	mustRegister(b, svc, "chain", registry.RegisterRequest{Schema: growingRecord(next)})
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "ms/first")
+	b.ResetTimer()
+	start = time.Now()
+	for range b.N {
+		next++
+		mustRegister(b, svc, "chain", registry.RegisterRequest{Schema: growingRecord(next)})
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
+}

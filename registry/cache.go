@@ -77,6 +77,21 @@ func (c *parsedCache) put(id int64, s compat.Schema) {
 	}
 }
 
+// putIfRoom adds s unless that would evict another schema: a scan over
+// more versions than the budget holds (a transitive check in full) then
+// keeps hitting the part that fits instead of evicting it, as LRU over
+// the same oldest-first scan at every registration does.
+func (c *parsedCache) putIfRoom(id int64, s compat.Schema) {
+	size := parsedSize(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[id]; ok || c.used+size > c.budget || len(c.m) >= c.max {
+		return
+	}
+	c.m[id] = c.lru.PushFront(&parsedEntry{id: id, s: s, size: size})
+	c.used += size
+}
+
 func (c *parsedCache) removeLocked(el *list.Element) {
 	e := c.lru.Remove(el).(*parsedEntry)
 	delete(c.m, e.id)
@@ -113,6 +128,17 @@ func (c *parsedCache) stats() (n, bytes int) {
 // versions that call it (transitive checks, changelogs, the lineage
 // graph) stop when their client has gone.
 func (s *Service) parseStored(ctx context.Context, tx Tx, st Schema) (compat.Schema, error) {
+	return s.parseStoredInto(ctx, tx, st, s.parsed.put)
+}
+
+// parseStoredScan is parseStored for a scan over many versions: a schema
+// parsed enters the cache only where it fits without evicting another
+// (parsedCache.putIfRoom).
+func (s *Service) parseStoredScan(ctx context.Context, tx Tx, st Schema) (compat.Schema, error) {
+	return s.parseStoredInto(ctx, tx, st, s.parsed.putIfRoom)
+}
+
+func (s *Service) parseStoredInto(ctx context.Context, tx Tx, st Schema, keep func(int64, compat.Schema)) (compat.Schema, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse schema %d: %w", st.ID, err)
 	}
@@ -131,6 +157,6 @@ func (s *Service) parseStored(ctx context.Context, tx Tx, st Schema) (compat.Sch
 	if err != nil {
 		return nil, srerr.New(srerr.ErrInvalidSchema, "Stored schema %d no longer parses: %v", st.ID, err)
 	}
-	s.parsed.put(st.ID, p)
+	keep(st.ID, p)
 	return p, nil
 }

@@ -49,6 +49,22 @@ func TestParsedCacheBudget(t *testing.T) {
 	if n, b := c.stats(); n != 0 || b != 0 {
 		t.Errorf("after clear: %d entries, %d bytes", n, b)
 	}
+	// A scan (putIfRoom) fills the room left and evicts nothing: a
+	// second scan over the same five finds the two that fit.
+	scan := newParsedCache(1000, 2*one)
+	for round := range 2 {
+		hits := 0
+		for id := int64(1); id <= 5; id++ {
+			if _, ok := scan.get(id); ok {
+				hits++
+				continue
+			}
+			scan.putIfRoom(id, sizedSchema{strings.Repeat("x", 100)})
+		}
+		if want := []int{0, 2}[round]; hits != want {
+			t.Errorf("scan %d: %d hits, want %d", round+1, hits, want)
+		}
+	}
 	cnt := newParsedCache(2, 1<<30)
 	for id := int64(1); id <= 3; id++ {
 		cnt.put(id, sizedSchema{"x"})

@@ -151,7 +151,7 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 				})
 				continue
 			}
-			p, err = s.parseStored(ctx, tx, st)
+			p, err = s.parseStoredScan(ctx, tx, st)
 			if err != nil {
 				return compat.Result{}, nil, err
 			}

@@ -45,6 +45,7 @@ func (s *Service) invalidate(inv Invalidation) {
 	}
 	s.parsed.clear()
 	s.summaries.clear()
+	s.lookups.clear()
 	s.forgetMu.RLock()
 	defer s.forgetMu.RUnlock()
 	for _, fn := range s.onDrop {

@@ -159,7 +159,7 @@ func (s *Service) previousVersions(ctx context.Context, tx Tx, level compat.Leve
 				return nil, nil, fmt.Errorf("load schema %d of version %d: %w", v.SchemaID, v.Version, err)
 			}
 			olds[v.Version] = st
-			if p, err = s.parseStored(ctx, tx, st); err != nil {
+			if p, err = s.parseStoredScan(ctx, tx, st); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -798,16 +798,23 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 	// an imported copy of the content under another ID (copyFingerprint),
 	// which the fingerprint index does not find.
 	want := map[string]bool{cand.schema.Fingerprint: true, cand.altFingerprint: true}
+	// The facts of each version's schema (kept by ID) answer without
+	// loading its text.
 	for i := len(versions) - 1; i >= 0; i-- {
-		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		fs, err := s.lookupFact(ctx, tx, versions[i].SchemaID)
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
-		if noContract && want[Fingerprint(st.Type, st.Text, st.References, nil, nil)] {
-			return versions[i], st, true, nil
-		}
-		if strings.Contains(st.Fingerprint, "#") && want[contentFingerprint(st)] {
-			return versions[i], st, true, nil
+		if (noContract && want[fs.bare]) || (fs.content != "" && want[fs.content]) {
+			st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+			if err != nil {
+				return SubjectVersion{}, Schema{}, false, err
+			}
+			// Decided on the text itself, as without the facts.
+			if (noContract && want[Fingerprint(st.Type, st.Text, st.References, nil, nil)]) ||
+				(strings.Contains(st.Fingerprint, "#") && want[contentFingerprint(st)]) {
+				return versions[i], st, true, nil
+			}
 		}
 	}
 	return s.matchInlined(ctx, tx, cand, versions, noContract, normalize)
@@ -834,6 +841,11 @@ func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versi
 	}
 	want := form(cand.parsed)
 	for i := len(versions) - 1; i >= 0; i-- {
+		if fs, err := s.lookupFact(ctx, tx, versions[i].SchemaID); err != nil {
+			return SubjectVersion{}, Schema{}, false, err
+		} else if fs.typ != cand.schema.Type || !fs.refs {
+			continue // no text to load
+		}
 		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err

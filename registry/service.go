@@ -27,12 +27,13 @@ const (
 	// in memory, keyed by schema ID.
 	DefaultParsedCacheSize = 10_000
 	// DefaultParsedCacheBytes is the estimated byte budget of the parsed
-	// schemas the Service keeps in memory (1 GiB): large enough that a
-	// long FULL_TRANSITIVE subject's versions stay parsed (a 1,000-version
-	// growing record takes about 875 MB; below its size every
-	// registration re-parses them all, minutes instead of milliseconds),
-	// and a bound where there was none.
-	DefaultParsedCacheBytes = 1 << 30
+	// schemas the Service keeps in memory (128 MiB). A transitive check
+	// of Avro records compares through the subject's summary and needs
+	// no parsed earlier version; one compared in full (JSON Schema,
+	// Protobuf, recursive Avro records) over more versions than the
+	// budget holds keeps hitting those that fit and parses the others
+	// (parsedCache.putIfRoom).
+	DefaultParsedCacheBytes = 128 << 20
 	// MaxSubjectLength is the longest subject name accepted, in bytes.
 	MaxSubjectLength = 4096
 )
@@ -54,6 +55,7 @@ type Service struct {
 	maxSchemaSize int
 	parsed        *parsedCache
 	summaries     *summaryCache // the transitive levels' (summary.go)
+	lookups       *lookupCache  // findInSubject's (lookupfacts.go)
 
 	// clock is the time of governance records, TTLs and audit entries
 	// (WithClock); consumers names a subject's consumers (WithConsumers).
@@ -92,6 +94,7 @@ func (s *Service) forgotten(ids []int64) {
 	defer s.forgetMu.RUnlock()
 	for _, id := range ids {
 		s.parsed.remove(id)
+		s.lookups.remove(id)
 		s.summaries.clear()
 		for _, fn := range s.onForget {
 			fn(id)
@@ -155,6 +158,7 @@ func NewService(store Store, formats []compat.Format, opts ...Option) *Service {
 		maxSchemaSize: DefaultMaxSchemaSize,
 		parsed:        newParsedCache(DefaultParsedCacheSize, DefaultParsedCacheBytes),
 		summaries:     newSummaryCache(DefaultSummaryBytes),
+		lookups:       newLookupCache(defaultLookupEntries),
 		clock:         time.Now,
 	}
 	for _, f := range formats {
@@ -318,7 +322,17 @@ func (s *Service) update(ctx context.Context, op string, fn func(Tx) error) erro
 	// commit, before the caller answers (ViewGeneration).
 	s.bumpGeneration()
 	defer s.bumpGeneration()
-	return storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
+	err := storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
+	var api *srerr.APIError
+	if err != nil && !errors.As(err, &api) {
+		// Not the answer of fn but a failure of the store (a commit,
+		// say): what the caches learned in the transaction, schema IDs
+		// of writes that may be rolled back, is dropped with the rest.
+		s.parsed.clear()
+		s.summaries.clear()
+		s.lookups.clear()
+	}
+	return err
 }
 
 // subjectVersions returns every version of subject, soft-deleted included,
