@@ -99,6 +99,17 @@ func TestGitLabMatchesPublishedSchema(t *testing.T) {
 			t.Errorf("entry %d does not match GitLab's codeclimate.json: %v", i, err)
 		}
 	}
+	// The schema refuses what GitLab's parser refuses: an entry without
+	// a fingerprint, a line that is not a number.
+	bad := map[string]any{"description": "d", "severity": "major", "location": map[string]any{"path": "a", "lines": map[string]any{"begin": 1}}}
+	if err := sch.Validate(bad); err == nil {
+		t.Error("GitLab's schema accepts an entry without a fingerprint")
+	}
+	bad["fingerprint"] = "f"
+	bad["location"] = map[string]any{"path": "a", "lines": map[string]any{"begin": "1"}}
+	if err := sch.Validate(bad); err == nil {
+		t.Error("GitLab's schema accepts a line that is a string")
+	}
 	var typed []struct {
 		Description, CheckName, Fingerprint, Severity string
 		Location                                      struct {
