@@ -19,11 +19,11 @@ import (
 // The published schemas the sarif and gitlab formats must satisfy,
 // vendored with their licences in testdata/schemas (see its README).
 const (
-	SARIFSchemaFile  = "testdata/schemas/sarif-schema-2.1.0.json"
-	GitLabSchemaFile = "testdata/schemas/gitlab-codeclimate.json"
+	sarifSchemaFile  = "testdata/schemas/sarif-schema-2.1.0.json"
+	gitlabSchemaFile = "testdata/schemas/gitlab-codeclimate.json"
 )
 
-// CompileSchema compiles a vendored JSON Schema file (its own draft, from
+// compileSchema compiles a vendored JSON Schema file (its own draft, from
 // its $schema) without network access.
 func compileSchema(t *testing.T, file string) *js.Schema {
 	t.Helper()
@@ -66,7 +66,7 @@ func renderDoc(t *testing.T, f render.Format, r *project.Result, o render.Option
 // OASIS SARIF 2.1.0 schema, and checks the schema rejects a broken log.
 func TestSARIFMatchesPublishedSchema(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t, SARIFSchemaFile)
+	sch := compileSchema(t, sarifSchemaFile)
 	for name, res := range map[string]*project.Result{"failing": failing(), "passing": passing(), "empty": {Against: "dir:x"}} {
 		if err := sch.Validate(renderDoc(t, render.SARIF, res, render.Options{ToolVersion: "v1.2.3", PathPrefix: "p/"})); err != nil {
 			t.Errorf("%s: sarif output does not match the SARIF 2.1.0 schema: %v", name, err)
@@ -87,7 +87,7 @@ func TestSARIFMatchesPublishedSchema(t *testing.T) {
 // severity, a path relative to the repository and a line.
 func TestGitLabMatchesPublishedSchema(t *testing.T) {
 	t.Parallel()
-	sch := compileSchema(t, GitLabSchemaFile)
+	sch := compileSchema(t, gitlabSchemaFile)
 	o := render.Options{PathPrefix: "services/sales/", ConfigFile: "services/sales/charter.yaml"}
 	doc := renderDoc(t, render.GitLab, failing(), o)
 	issues, ok := doc.([]any)
