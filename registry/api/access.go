@@ -16,6 +16,10 @@ type access struct {
 	// publicWhen, when set, makes the endpoint public under the options
 	// it approves (GET /metrics with MetricsOptions.Public).
 	publicWhen func(Options) bool
+	// bodySubject, for an owner write, says the subject is in the body:
+	// authorize lets every principal through and the handler calls
+	// requireSubjectWrite once it has read it.
+	bodySubject bool
 }
 
 type accessKind int
@@ -40,10 +44,13 @@ const (
 	teamWrite
 	// admin: global config, mode and policy, and everything else.
 	admin
+	// authenticated: a read that needs credentials even under
+	// `anonymous: read` (the DEK registry's keys).
+	authenticated
 )
 
 func (k accessKind) String() string {
-	return [...]string{"public", "read", "check", "owner", "owner (soft) / admin (permanent)", "own team", "admin"}[k]
+	return [...]string{"public", "read", "check", "owner", "owner (soft) / admin (permanent)", "own team", "admin", "authenticated"}[k]
 }
 
 // routeAccess gives the access of every route pattern; router.HandleFunc
@@ -145,6 +152,28 @@ var routeAccess = map[string]access{
 	"DELETE " + govSubject + "/consumers/{service}":                       {kind: teamWrite, team: "service"},
 	"GET " + govSubject + "/impact":                                       {kind: read},
 	"GET " + govSubject + "/migrations":                                   {kind: read},
+
+	// The DEK registry (registry/dek): KEKs are the admins'; a subject's
+	// DEKs its owners' (a permanent delete, which makes data encrypted
+	// with the DEK unreadable for good, the admins'); reading any key needs
+	// credentials.
+	"GET " + dekPrefix:                                                         {kind: authenticated},
+	"POST " + dekPrefix:                                                        {kind: admin},
+	"GET " + dekPrefix + "/{name}":                                             {kind: authenticated},
+	"PUT " + dekPrefix + "/{name}":                                             {kind: admin},
+	"DELETE " + dekPrefix + "/{name}":                                          {kind: admin},
+	"POST " + dekPrefix + "/{name}/undelete":                                   {kind: admin},
+	"POST " + dekPrefix + "/{name}/test":                                       {kind: authenticated},
+	"GET " + dekPrefix + "/{name}/deks":                                        {kind: authenticated},
+	"POST " + dekPrefix + "/{name}/deks":                                       {kind: owner, bodySubject: true},
+	"GET " + dekPrefix + "/{name}/deks/{subject}":                              {kind: authenticated},
+	"POST " + dekPrefix + "/{name}/deks/{subject}":                             {kind: owner},
+	"DELETE " + dekPrefix + "/{name}/deks/{subject}":                           {kind: ownerSoftAdminPermanent},
+	"POST " + dekPrefix + "/{name}/deks/{subject}/undelete":                    {kind: owner},
+	"GET " + dekPrefix + "/{name}/deks/{subject}/versions":                     {kind: authenticated},
+	"GET " + dekPrefix + "/{name}/deks/{subject}/versions/{version}":           {kind: authenticated},
+	"DELETE " + dekPrefix + "/{name}/deks/{subject}/versions/{version}":        {kind: ownerSoftAdminPermanent},
+	"POST " + dekPrefix + "/{name}/deks/{subject}/versions/{version}/undelete": {kind: owner},
 
 	// The whole registry, audit log included, out and in: admins only
 	// (an import restores the audit history, so it is never an owner's).

@@ -177,6 +177,7 @@ func (s *server) routes(mux *router) {
 	s.contractRoutes(mux)   // contracts.go
 	s.pactBrokerRoutes(mux) // pactbroker.go
 	s.backupRoutes(mux)     // backup.go
+	s.keyRoutes(mux)        // keys.go: the DEK registry
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.

@@ -140,7 +140,7 @@ func matrixRequest(pattern, subject string) (method, path, body string) {
 	method, path, _ = strings.Cut(pattern, " ")
 	path = strings.TrimSuffix(path, "{$}")
 	r := strings.NewReplacer("{subject}", subject, "{provider}", subject, "{consumer}", "logistics", "{service}", "logistics",
-		"{item}", "field:.x", "{field}", ".x", "{id}", "1", "{version}", "1")
+		"{item}", "field:.x", "{field}", ".x", "{id}", "1", "{version}", "1", "{name}", "kek1")
 	path = r.Replace(path)
 	switch {
 	case strings.HasSuffix(pattern, "/owner") && method == http.MethodPut:
@@ -185,7 +185,7 @@ func want(kind string, p *matrixPrincipal, owned, permanent bool, pattern string
 	switch kind {
 	case "public":
 		return "ok"
-	case "read", "check":
+	case "read", "check", "authenticated":
 		if anon {
 			return "401"
 		}

@@ -22,7 +22,7 @@ func Routes() []Route {
 	rt := &router{mux: http.NewServeMux(), s: &server{}}
 	(&server{}).routes(rt)
 	names := map[accessKind]string{public: "public", read: "read", check: "check", owner: "owner",
-		ownerSoftAdminPermanent: "owner-soft-admin-permanent", teamWrite: "team", admin: "admin"}
+		ownerSoftAdminPermanent: "owner-soft-admin-permanent", teamWrite: "team", admin: "admin", authenticated: "authenticated"}
 	var out []Route
 	for _, p := range rt.patterns {
 		a := routeAccess[p]
