@@ -35,6 +35,48 @@ type avroEngine struct {
 	fullAPI        hamba.API
 	writerAPI      hamba.API
 	pruned         map[string]*prunedPair
+	// readerSymbols are the symbols of the reader's enums by simple
+	// name (and alias): a pruned writer keeps those, so that events
+	// differ in their pruned writer only by the symbols the reader may
+	// lack, and few pruned writers are parsed.
+	readerSymbols map[string]map[string]bool
+}
+
+func collectEnums(s hamba.Schema, out map[string]map[string]bool, seen map[string]bool) {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if seen[n.FullName()] {
+			return
+		}
+		seen[n.FullName()] = true
+	}
+	switch t := s.(type) {
+	case *hamba.EnumSchema:
+		names := append([]string{t.Name()}, t.Aliases()...)
+		for _, n := range names {
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				n = n[i+1:]
+			}
+			if out[n] == nil {
+				out[n] = map[string]bool{}
+			}
+			for _, sym := range t.Symbols() {
+				out[n][sym] = true
+			}
+		}
+	case *hamba.RecordSchema:
+		for _, f := range t.Fields() {
+			collectEnums(f.Type(), out, seen)
+		}
+	case *hamba.ArraySchema:
+		collectEnums(t.Items(), out, seen)
+	case *hamba.MapSchema:
+		collectEnums(t.Values(), out, seen)
+	case *hamba.UnionSchema:
+		for _, b := range t.Types() {
+			collectEnums(b, out, seen)
+		}
+	}
 }
 
 type prunedPair struct {
@@ -52,7 +94,8 @@ func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 	if recursive(r.Hamba(), nil) || recursive(w.Hamba(), nil) {
 		return nil, fmt.Errorf("%w: a recursive Avro schema (hamba cannot resolve it)", ErrUnsupported)
 	}
-	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}}
+	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{}}
+	collectEnums(r.Hamba(), e.readerSymbols, map[string]bool{})
 	e.full, e.fullErr = hamba.NewSchemaCompatibility().Resolve(r.Hamba(), w.Hamba())
 	if e.fullErr == nil {
 		e.fullAPI = avro.FreshAPI()
@@ -513,7 +556,7 @@ func fixedBytes(v any) ([]byte, bool) {
 // restriction).
 func (e *avroEngine) prune(g *avroGen) *prunedPair {
 	var sig strings.Builder
-	p := &pruner{g: g, named: map[string]bool{}, sig: &sig}
+	p := &pruner{g: g, named: map[string]bool{}, sig: &sig, known: e.readerSymbols}
 	text := p.schema(e.writer.Hamba())
 	key := sig.String()
 	if pp, ok := e.pruned[key]; ok {
@@ -543,6 +586,7 @@ type pruner struct {
 	g     *avroGen
 	named map[string]bool
 	sig   *strings.Builder
+	known map[string]map[string]bool
 }
 
 func (p *pruner) schema(s hamba.Schema) any {
@@ -573,8 +617,9 @@ func (p *pruner) schema(s hamba.Schema) any {
 		syms := t.Symbols()
 		if used := p.g.enums[t]; len(used) > 0 {
 			syms = nil
+			known := p.known[t.Name()]
 			for _, sym := range t.Symbols() {
-				if used[sym] {
+				if used[sym] || known[sym] {
 					syms = append(syms, sym)
 				}
 			}

@@ -118,6 +118,26 @@ func BenchmarkBaselineAvro50Fields(b *testing.B) {
 	}
 }
 
+// BenchmarkEvidenceAvro50FieldsBreaking: the reader lacks a symbol of
+// every enum and reads the longs as ints' promotion target float, so
+// events break and their counterexamples are shrunk.
+func BenchmarkEvidenceAvro50FieldsBreaking(b *testing.B) {
+	_, w := avroPair(b)
+	_, wtext := record50()
+	rtext := strings.ReplaceAll(wtext, `"symbols":["A","B","C","D"]`, `"symbols":["A","B","C"]`)
+	rtext = strings.ReplaceAll(rtext, `"type":"int"}`, `"type":"float"}`)
+	r, err := avro.Parse(rtext, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := Read(context.Background(), r, w, Options{Events: benchEvents})
+		if err != nil || res.Events != benchEvents || len(res.Outcomes) == 0 {
+			b.Fatal(res, err)
+		}
+	}
+}
+
 func BenchmarkEvidenceProtobuf200Messages(b *testing.B) {
 	r, w := protoPair(b)
 	for b.Loop() {
@@ -169,6 +189,7 @@ func TestEvidenceCost(t *testing.T) {
 		evidence, baseline func(*testing.B)
 	}{
 		{"Avro record of 50 fields", BenchmarkEvidenceAvro50Fields, BenchmarkBaselineAvro50Fields},
+		{"Avro record of 50 fields, breaking (outcomes shrunk)", BenchmarkEvidenceAvro50FieldsBreaking, BenchmarkBaselineAvro50Fields},
 		{"Protobuf file of 200 messages", BenchmarkEvidenceProtobuf200Messages, BenchmarkBaselineProtobuf200Messages},
 	} {
 		ev := testing.Benchmark(c.evidence)

@@ -51,7 +51,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/avro"
@@ -343,6 +345,29 @@ func shrink(ctx context.Context, e engine, root int, ch *chooser, k outcomeKey, 
 	sort.Strings(keys)
 	best := ev
 	trials := 0
+	// First keep only the choices on the outcome's path (its
+	// ancestors and descendants): one trial that, for most outcomes,
+	// leaves a handful of choices to undo one by one.
+	if len(keys) > 1 {
+		near := map[string]int{}
+		for key, v := range fixed {
+			if related(key, k.path) {
+				near[key] = v
+			}
+		}
+		if len(near) < len(fixed) {
+			trials++
+			tc := fixedChooser(near)
+			if got, ok := e.event(root, tc); ok && shows(got, k) {
+				fixed, best = tc.taken(), got
+				keys = keys[:0]
+				for key := range fixed {
+					keys = append(keys, key)
+				}
+				sort.Strings(keys)
+			}
+		}
+	}
 	for _, key := range keys {
 		cur, ok := fixed[key]
 		if !ok {
@@ -369,6 +394,24 @@ func shrink(ctx context.Context, e engine, root int, ch *chooser, k outcomeKey, 
 }
 
 const maxShrinkTrials = 200
+
+var indexRE = regexp.MustCompile(`\[\d+\]|\{\d+\}`)
+
+// related reports whether choice key lies on outcome path p: the key
+// without its indices and marks is a prefix of p or p of it. Paths of
+// different syntax (a JSON pointer) relate to nothing, and shrinking
+// then undoes choices one by one.
+func related(key, p string) bool {
+	k := indexRE.ReplaceAllStringFunc(key, func(m string) string {
+		if m[0] == '[' {
+			return "[]"
+		}
+		return "{}"
+	})
+	k = strings.TrimRight(k, "#|?~+:=")
+	p = strings.TrimSuffix(p, ".")
+	return strings.HasPrefix(p, k) || strings.HasPrefix(k, p)
+}
 
 func shows(o *observed, k outcomeKey) bool {
 	for _, f := range o.finds {
