@@ -22,6 +22,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/tink-crypto/tink-go/v2 v2.1.0
 	github.com/twmb/franz-go/pkg/sr v1.8.0
 	github.com/xiatechs/jsonata-go v1.8.8
 	golang.org/x/crypto v0.59.0
