@@ -11,11 +11,16 @@ import (
 type compatibilityResponse struct {
 	IsCompatible bool     `json:"is_compatible"`
 	Messages     []string `json:"messages,omitempty"`
+	// Evidence answers verbose=true&evidence=true (Charter's own).
+	Evidence *evidenceResponse `json:"evidence,omitempty"`
 }
 
 // checkCompatibility: POST /compatibility/subjects/{subject}/versions[/{version}]
 // ?verbose&normalize → {"is_compatible": …, "messages": […]}. Without a
-// version the schema is checked as register would check it.
+// version the schema is checked as register would check it. With
+// verbose=true&evidence=true the answer also carries "evidence" (see
+// checkEvidence): generated events read across the change, within
+// evidenceTimeout.
 func (s *server) checkCompatibility(w http.ResponseWriter, r *http.Request) {
 	v := 0
 	if r.PathValue("version") != "" {
@@ -45,6 +50,9 @@ func (s *server) checkCompatibility(w http.ResponseWriter, r *http.Request) {
 	out := compatibilityResponse{IsCompatible: res.Compatible}
 	if boolParam(r, "verbose") {
 		out.Messages = res.Messages
+		if boolParam(r, "evidence") {
+			out.Evidence = s.checkEvidence(r, v, req, res)
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
