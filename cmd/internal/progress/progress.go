@@ -12,6 +12,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,12 @@ type Options struct {
 	// Terminal forces the redrawn bar (true) or the summary line (false);
 	// nil decides by whether the writer is a terminal (IsTerminal).
 	Terminal *bool
+	// Bytes counts bytes: the bar and the summary line show kB, MB …
+	// (Unit is then ignored).
+	Bytes bool
+	// QuietUnder leaves the summary line out when the work took less
+	// (0: always printed), for commands that are usually quick.
+	QuietUnder time.Duration
 	// Now is the clock of the summary line (default time.Now).
 	Now func() time.Time
 }
@@ -74,6 +81,7 @@ func New(w io.Writer, o Options) *Bar {
 			total = -1 // a spinner with the count and the rate
 		}
 		b.bar = progressbar.NewOptions64(total,
+			progressbar.OptionShowBytes(o.Bytes),
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(o.Label),
 			progressbar.OptionSetWidth(30),
@@ -119,7 +127,8 @@ func (b *Bar) Count() int64 {
 }
 
 // Finish ends the progress: on a terminal the bar is drawn complete and
-// the line ended; elsewhere the summary line is printed,
+// the line ended; elsewhere the summary line is printed (unless the work
+// took less than Options.QuietUnder),
 // "replay: 1000 events in 2.5s (400 events/s)". Later calls do nothing.
 func (b *Bar) Finish() { b.FinishWith("") }
 
@@ -134,7 +143,14 @@ func (b *Bar) FinishWith(more string) {
 			_ = b.bar.Finish()
 			return
 		}
-		line := Summary(b.o.Label, b.o.Unit, b.n.Load(), b.o.Now().Sub(b.start))
+		elapsed := b.o.Now().Sub(b.start)
+		if elapsed < b.o.QuietUnder {
+			return
+		}
+		line := Summary(b.o.Label, b.o.Unit, b.n.Load(), elapsed)
+		if b.o.Bytes {
+			line = SummaryBytes(b.o.Label, b.n.Load(), elapsed)
+		}
 		if more != "" {
 			line += ", " + more
 		}
@@ -153,6 +169,104 @@ func Summary(label, unit string, n int64, elapsed time.Duration) string {
 		line = label + ": " + line
 	}
 	return line
+}
+
+// SummaryBytes is Summary for a count of bytes: "export: 1.5 MB in 2s
+// (750 kB/s)".
+func SummaryBytes(label string, n int64, elapsed time.Duration) string {
+	line := fmt.Sprintf("%s in %s", size(float64(n)), round(elapsed))
+	if s := elapsed.Seconds(); s > 0 {
+		line += fmt.Sprintf(" (%s/s)", size(float64(n)/s))
+	}
+	if label != "" {
+		line = label + ": " + line
+	}
+	return line
+}
+
+// size is n bytes in SI units: "512 B", "1.5 kB", "20 MB".
+func size(n float64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	i := 0
+	for n >= 1000 && i < len(units)-1 {
+		n /= 1000
+		i++
+	}
+	if i == 0 || n >= 100 {
+		return fmt.Sprintf("%.0f %s", n, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}
+
+// SetTotal sets the count at which the work is done, once it is known
+// (a response's Content-Length).
+func (b *Bar) SetTotal(n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	b.o.Total = n
+	if b.bar != nil {
+		b.bar.ChangeMax64(n)
+	}
+}
+
+// Reader returns r counting what is read from it on b.
+func (b *Bar) Reader(r io.Reader) io.Reader {
+	if b == nil {
+		return r
+	}
+	return &countingReader{r: r, b: b}
+}
+
+type countingReader struct {
+	r io.Reader
+	b *Bar
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.b.Add(int64(n))
+	}
+	return n, err
+}
+
+// Download returns a RoundTripper that counts the bytes of each response
+// body on b (its total from the Content-Length), for a command whose work
+// is one long answer (`charter export`).
+func Download(b *Bar, next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		resp, err := next.RoundTrip(req)
+		if err != nil || b == nil {
+			return resp, err
+		}
+		b.SetTotal(resp.ContentLength)
+		resp.Body = readCloser{b.Reader(resp.Body), resp.Body}
+		return resp, nil
+	})
+}
+
+// Upload returns a RoundTripper that counts the bytes of each request
+// body on b (its total from the request's ContentLength), for a command
+// whose work is one long request (`charter import`).
+func Upload(b *Bar, next http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		if b != nil && req.Body != nil && req.Body != http.NoBody {
+			b.SetTotal(req.ContentLength)
+			req = req.Clone(req.Context())
+			req.Body = readCloser{b.Reader(req.Body), req.Body}
+		}
+		return next.RoundTrip(req)
+	})
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 func round(d time.Duration) time.Duration {

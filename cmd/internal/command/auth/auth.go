@@ -126,7 +126,8 @@ in ` + global.EnvPassword + `.`,
   vault kv get -field=password secret/charter/alice | charter auth hash-password`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := global.Output(cmd, "text"); err != nil {
+			format, err := global.Output(cmd, "text", "json")
+			if err != nil {
 				return err
 			}
 			pass, err := readPassword(cmd.InOrStdin(), cmd.ErrOrStderr())
@@ -136,6 +137,11 @@ in ` + global.EnvPassword + `.`,
 			hash, err := auth.HashPassword(pass)
 			if err != nil {
 				return fmt.Errorf("hash the password: %w", err)
+			}
+			if format == "json" {
+				return global.WriteJSON(cmd.OutOrStdout(), struct {
+					PasswordBcrypt string `json:"password_bcrypt"`
+				}{hash})
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "password_bcrypt: %s\n", hash)
 			return err

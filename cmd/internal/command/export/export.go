@@ -4,11 +4,14 @@ package export
 
 import (
 	"fmt"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/registry/dump"
 )
@@ -16,8 +19,9 @@ import (
 // NewCommand returns the export command.
 func NewCommand(name string) *cobra.Command {
 	var (
-		file  string
-		audit bool
+		file       string
+		audit      bool
+		noProgress bool
 	)
 	cmd := &cobra.Command{
 		Use:   name,
@@ -43,7 +47,11 @@ migrate copies one database into another without a server.
 
 The dump goes to stdout, or to --file, in which case a summary is printed.
 It holds the audit log and every record's actors: keep it as you keep the
-database.`,
+database.
+
+While the dump downloads, stderr shows a progress bar (bytes, rate, elapsed
+time, time left) when it is a terminal; otherwise one summary line at the
+end when the download took a second or more (--no-progress: neither).`,
 		Example: `  # Back up a registry
   charter export --registry https://sr.example.com --file backup.json
 
@@ -55,11 +63,18 @@ database.`,
 			if err != nil {
 				return err
 			}
-			c, err := global.Client(cmd)
+			var bar *progress.Bar
+			t := global.Target{}
+			if !noProgress {
+				bar = progress.New(cmd.ErrOrStderr(), progress.Options{Label: "export", Bytes: true, QuietUnder: time.Second})
+				t.Transport = func(next http.RoundTripper) http.RoundTripper { return progress.Download(bar, next) }
+			}
+			c, err := global.Connect(cmd, t)
 			if err != nil {
 				return err
 			}
 			b, err := c.ExportDump(cmd.Context())
+			bar.Finish()
 			if err != nil {
 				return err
 			}
@@ -78,6 +93,7 @@ database.`,
 		},
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "write the dump to this file instead of stdout")
+	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "show no progress on stderr")
 	cmd.Flags().BoolVar(&audit, "audit", false, "(the dump always holds the audit log)")
 	_ = cmd.Flags().MarkDeprecated("audit", "the dump always holds the audit log")
 	return cmd

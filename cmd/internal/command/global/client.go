@@ -31,6 +31,9 @@ type Target struct {
 	// of --ca-file for https); tests inject one. Credentials and headers
 	// are sent through it all the same.
 	HTTPClient *http.Client
+	// Transport, when set, wraps the transport of the client's requests
+	// (progress of a long transfer: progress.Download, progress.Upload).
+	Transport func(http.RoundTripper) http.RoundTripper
 }
 
 // Connect returns the client of t. It is how every command builds its
@@ -99,6 +102,15 @@ func clientOptions(cmd *cobra.Command, t Target) ([]client.Option, dialled, erro
 		if hc, d.caFile, err = httpClient(cmd); err != nil {
 			return nil, d, err
 		}
+	}
+	if t.Transport != nil {
+		wrapped := *hc
+		next := hc.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		wrapped.Transport = t.Transport(next)
+		hc = &wrapped
 	}
 	actor := t.Actor
 	if actor == "" {

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
+	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/registry/client"
 	"github.com/charter-dev/charter/registry/dump"
@@ -20,9 +23,10 @@ import (
 // NewCommand returns the import command.
 func NewCommand(name string) *cobra.Command {
 	var (
-		o        client.ImportDumpOptions
-		force    bool
-		noVerify bool
+		o          client.ImportDumpOptions
+		force      bool
+		noVerify   bool
+		noProgress bool
 	)
 	cmd := &cobra.Command{
 		Use:   name + " FILE",
@@ -49,7 +53,13 @@ conflict, and the import is refused, listing each. --dry-run reports what
 would happen and writes nothing.
 
 Dumps of the older formats v1 and v2 (written through the REST API) are
-read too, with what they hold; a dump written by a newer Charter is refused.`,
+read too, with what they hold; a dump written by a newer Charter is refused.
+
+While the dump uploads, stderr shows a progress bar (bytes, rate, elapsed
+time, time left) when it is a terminal; otherwise one summary line at the
+end when the upload and the registry's answer took a second or more
+(--no-progress: neither). The registry restores the dump once it has it
+all: the time after the bar is full is the registry's.`,
 		Example: `  # Restore a backup into a fresh registry
   charter import backup.json --registry http://127.0.0.1:8081
 
@@ -80,12 +90,19 @@ read too, with what they hold; a dump written by a newer Charter is refused.`,
 				}
 				return fmt.Errorf("import %s: %w", args[0], err)
 			}
-			c, err := global.Client(cmd)
+			var bar *progress.Bar
+			t := global.Target{}
+			if !noProgress {
+				bar = progress.New(cmd.ErrOrStderr(), progress.Options{Label: "import", Bytes: true, Total: int64(len(data)), QuietUnder: time.Second})
+				t.Transport = func(next http.RoundTripper) http.RoundTripper { return progress.Upload(bar, next) }
+			}
+			c, err := global.Connect(cmd, t)
 			if err != nil {
 				return err
 			}
 			o.Merge = o.Merge || force
 			rep, err := c.ImportDump(cmd.Context(), data, o)
+			bar.Finish()
 			if err != nil {
 				if errors.Is(err, srerr.ErrNotFound) {
 					return fmt.Errorf("%w: the registry at %s has no import endpoint (POST /admin/import): it is not a Charter registry, or an older one", err, c.URL())
@@ -106,6 +123,7 @@ read too, with what they hold; a dump written by a newer Charter is refused.`,
 	cmd.Flags().BoolVar(&o.Merge, "merge", false, "add the dump to a registry that is not empty (conflicts still refuse it)")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "report what the import would add, keep and meet as conflicts; write nothing")
 	cmd.Flags().BoolVar(&noVerify, "no-verify", false, "do not read the registry back and compare it with the dump")
+	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "show no progress on stderr")
 	cmd.Flags().BoolVar(&force, "force", false, "the old name of --merge")
 	_ = cmd.Flags().MarkDeprecated("force", "use --merge")
 	global.AddActorFlag(cmd)

@@ -3,12 +3,16 @@
 package initcmd
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +37,12 @@ func NewCommand(name string) *cobra.Command {
 		Short: "Write a starter charter.yaml that maps the schema files found in DIR",
 		Long: `Scan DIR (default the current directory) for Avro (.avsc), Protobuf (.proto)
 and JSON Schema (.json) files and write DIR/charter.yaml: one entry per directory
-and format, with comments on every setting. The subjects the files map to are
-printed, so the mapping can be checked before the first ` + "`charter check`" + `.
+and format, with comments on every setting, and commented contracts: and pii:
+sections to fill in. The subjects the files map to are printed, so the mapping
+can be checked before the first ` + "`charter check`" + `, with the command to run next:
+against the repository's default branch (origin/HEAD, else init.defaultBranch
+when that branch exists, else the current branch), or without git advice
+outside a git repository. Finding no schema file is a warning, not an error.
 An existing charter.yaml is kept unless --force is given.`,
 		Example: `  # Map the schemas of this repository, comparing with a local registry by default
   charter init --registry http://localhost:8081
@@ -62,7 +70,14 @@ An existing charter.yaml is kept unless --force is given.`,
 }
 
 func run(cmd *cobra.Command, dir string, o options) error {
-	ctx, out := cmd.Context(), cmd.OutOrStdout()
+	ctx := cmd.Context()
+	format, err := global.Output(cmd, "text", "json")
+	if err != nil {
+		return err
+	}
+	if o.stdout && format == "json" {
+		return errors.New("init: --stdout prints the YAML file itself; -o json applies to the report of a written file")
+	}
 	level, err := compat.ParseLevel(o.level)
 	if err != nil {
 		return fmt.Errorf("--level: %w", err)
@@ -80,12 +95,19 @@ func run(cmd *cobra.Command, dir string, o options) error {
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
 	}
+	text = withSections(text)
 	// The file must load: a starter that fails its own schema is a bug.
 	if _, err := project.ParseConfig(project.ConfigFile, text); err != nil {
 		return fmt.Errorf("init: generated an invalid %s (a bug): %w", project.ConfigFile, err)
 	}
+	var warnings []string
+	if len(found) == 0 {
+		w := fmt.Sprintf("no schema files (.avsc, .proto, .json) under %s: the file maps none; add schemas: entries, or run charter init where the schemas are", dir)
+		warnings = append(warnings, w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "charter: warning: %s\n", w)
+	}
 	if o.stdout {
-		_, err := out.Write(text)
+		_, err := cmd.OutOrStdout().Write(text)
 		return err
 	}
 	path := filepath.Join(dir, project.ConfigFile)
@@ -107,11 +129,61 @@ func run(cmd *cobra.Command, dir string, o options) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("init: write %s: %w", path, err)
 	}
-	return report(cmd, out, path, len(found))
+	return report(cmd, format, path, dir, len(found), o.registry != "", warnings)
 }
 
-// report prints what the written file maps.
-func report(cmd *cobra.Command, out io.Writer, path string, n int) error {
+// sections are the commented contracts: and pii: sections of the
+// starter, for the settings `charter check` reads beyond the schemas.
+const sections = `
+# Consumer contracts: the Pact message pacts (V3, V4) of this repository's
+# consumers, verified against each subject's schema by charter check (rules
+# CONTRACT_*): a change that removes or retypes a field a pact reads fails.
+# contracts:
+#   - pact: "pacts/*.json"        # globs, relative to this file
+#     subject: orders-value
+#     consumer: billing           # default: the pact's consumer name
+#     message: acme.Order         # Protobuf: the message the subject carries
+
+# PII policy of charter check (rules PII_*, see charter rules --category pii):
+# the tags that mark personal data, those whose fields must be masked, the
+# least detector confidence that counts (low, medium or high) and field names
+# that are never personal data.
+# pii:
+#   pii_tags: [PII, SENSITIVE]
+#   mask_tags: [PII]
+#   min_confidence: medium
+#   allow: [order_id, customer_id]
+`
+
+// withSections appends the commented contracts: and pii: sections unless
+// the starter already has them.
+func withSections(text []byte) []byte {
+	for _, key := range []string{"contracts:", "pii:"} {
+		if bytes.Contains(text, []byte("\n"+key)) || bytes.Contains(text, []byte("\n# "+key)) {
+			return text
+		}
+	}
+	return append(bytes.TrimRight(text, "\n"), []byte("\n"+sections)...)
+}
+
+// initReport is the -o json form of the report.
+type initReport struct {
+	Path     string       `json:"path"`
+	Files    int          `json:"files"`
+	Schemas  []initSchema `json:"schemas"`
+	Warnings []string     `json:"warnings"`
+	Next     string       `json:"next,omitempty"`
+}
+
+type initSchema struct {
+	File    string `json:"file"`
+	Format  string `json:"format"`
+	Subject string `json:"subject,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// report prints what the written file maps, and what to run next.
+func report(cmd *cobra.Command, format, path, dir string, n int, registry bool, warnings []string) error {
 	p, err := project.Load(path)
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
@@ -119,6 +191,25 @@ func report(cmd *cobra.Command, out io.Writer, path string, n int) error {
 	schemas, err := p.Schemas(cmd.Context())
 	if err != nil {
 		return fmt.Errorf("init: %w", err)
+	}
+	next := ""
+	if n > 0 {
+		next = nextStep(cmd.Context(), dir, registry)
+	}
+	out := cmd.OutOrStdout()
+	if format == "json" {
+		rep := initReport{Path: path, Files: n, Schemas: []initSchema{}, Warnings: warnings, Next: next}
+		if rep.Warnings == nil {
+			rep.Warnings = []string{}
+		}
+		for _, s := range schemas {
+			is := initSchema{File: s.File, Format: string(s.Format), Subject: s.Subject}
+			if s.Err != nil {
+				is.Error = s.Err.Error()
+			}
+			rep.Schemas = append(rep.Schemas, is)
+		}
+		return global.WriteJSON(out, rep)
 	}
 	fmt.Fprintf(out, "wrote %s: %d schema files\n", path, n)
 	w := 0
@@ -132,8 +223,57 @@ func report(cmd *cobra.Command, out io.Writer, path string, n int) error {
 		}
 		fmt.Fprintf(out, "  %-*s  %-8s  %s\n", w, s.File, s.Format, subject)
 	}
-	if n > 0 {
-		fmt.Fprintln(out, "next: charter check --against git:main (or set registry: and run charter check)")
+	if next != "" {
+		fmt.Fprintln(out, "next: "+next)
 	}
 	return nil
+}
+
+// nextStep is the closing hint: check against the repository's default
+// branch, or, outside git, against the registry or another checkout.
+func nextStep(ctx context.Context, dir string, registry bool) string {
+	ref := DefaultBranch(ctx, dir)
+	switch {
+	case ref != "" && registry:
+		return "charter check --against git:" + ref + " (or charter check, against the registry in charter.yaml)"
+	case ref != "":
+		return "charter check --against git:" + ref + " (or set registry: and run charter check)"
+	case registry:
+		return "charter check (against the registry in charter.yaml; --against dir:PATH compares with another checkout)"
+	}
+	return "set registry: in charter.yaml and run charter check, or compare with another checkout: charter check --against dir:PATH"
+}
+
+// gitTimeout bounds each git command DefaultBranch runs.
+const gitTimeout = 5 * time.Second
+
+// DefaultBranch returns the ref a `charter check --against git:REF` in
+// dir should compare with: the remote's default branch (origin/HEAD, as
+// "origin/main"), else init.defaultBranch when the repository has that
+// branch, else the current branch; "" outside a git repository (or
+// without git, or on a detached HEAD with neither of the others).
+func DefaultBranch(ctx context.Context, dir string) string {
+	git := func(args ...string) (string, bool) {
+		ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+		defer cancel()
+		c := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+		c.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+		out, err := c.Output()
+		return strings.TrimSpace(string(out)), err == nil
+	}
+	if _, ok := git("rev-parse", "--git-dir"); !ok {
+		return ""
+	}
+	if ref, ok := git("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"); ok && ref != "" {
+		return ref
+	}
+	if b, ok := git("config", "init.defaultBranch"); ok && b != "" {
+		if _, exists := git("rev-parse", "--verify", "--quiet", "refs/heads/"+b); exists {
+			return b
+		}
+	}
+	if b, ok := git("symbolic-ref", "--quiet", "--short", "HEAD"); ok && b != "" {
+		return b
+	}
+	return ""
 }

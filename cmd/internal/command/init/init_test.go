@@ -3,7 +3,9 @@ package initcmd_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -105,5 +107,135 @@ func TestInitErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "charter.yaml")); err == nil {
 		t.Error("a failed init wrote charter.yaml")
+	}
+}
+
+// gitInit makes a repository in a new directory on branch with one
+// commit of the sample's head tree (charter.yaml removed).
+func gitInit(t *testing.T, branch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	projecttest.CopyTree(t, "../../../../action/project/testdata/sample/head", dir)
+	if err := os.Remove(filepath.Join(dir, "charter.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	projecttest.Git(t, dir, "init", "-q", "-b", branch)
+	projecttest.Git(t, dir, "add", "-A")
+	projecttest.Git(t, dir, "commit", "-q", "-m", "schemas")
+	return dir
+}
+
+// TestInitDefaultBranch: the closing hint names the repository's default
+// branch (origin/HEAD, else init.defaultBranch when it exists, else the
+// current branch), and gives no git advice outside git.
+func TestInitDefaultBranch(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	// No user or system configuration but what a case writes.
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	setDefault := func(b string) {
+		if err := os.WriteFile(global, []byte("[init]\n\tdefaultBranch = "+b+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	master := gitInit(t, "master")
+	if _, out, _ := run("init", master); !strings.Contains(out, "next: charter check --against git:master (") || strings.Contains(out, "git:main") {
+		t.Errorf("master repository: %s", out)
+	}
+
+	// init.defaultBranch names a branch this repository does not have:
+	// the current one is named instead.
+	setDefault("main")
+	other := gitInit(t, "master")
+	if _, out, _ := run("init", other); !strings.Contains(out, "--against git:master (") {
+		t.Errorf("init.defaultBranch=main in a master repository: %s", out)
+	}
+	// … and the configured one when it exists, whatever is checked out.
+	withMain := gitInit(t, "main")
+	projecttest.Git(t, withMain, "checkout", "-q", "-b", "feature")
+	if _, out, _ := run("init", withMain); !strings.Contains(out, "--against git:main (") {
+		t.Errorf("on a feature branch of a main repository: %s", out)
+	}
+
+	// origin/HEAD wins.
+	withMain2 := gitInit(t, "main")
+	projecttest.Git(t, withMain2, "update-ref", "refs/remotes/origin/trunk", "HEAD")
+	projecttest.Git(t, withMain2, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	code, out, _ := run("init", withMain2, "--registry", "http://localhost:8081")
+	if code != cli.ExitOK || !strings.Contains(out, "next: charter check --against git:origin/trunk (or charter check, against the registry in charter.yaml)") {
+		t.Errorf("origin/HEAD: exit %d\n%s", code, out)
+	}
+
+	// Outside git: no git advice.
+	plain := t.TempDir()
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(plain))
+	projecttest.CopyTree(t, "../../../../action/project/testdata/sample/head", plain)
+	if err := os.Remove(filepath.Join(plain, "charter.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ := run("init", plain); strings.Contains(out, "git:") || !strings.Contains(out, "next: set registry: in charter.yaml and run charter check") {
+		t.Errorf("outside git: %s", out)
+	}
+}
+
+// TestInitSectionsWarningJSON: the starter has commented contracts: and
+// pii: sections; no schema file is a warning; -o json is the report.
+func TestInitSectionsWarningJSON(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	code, out, errs := run("init", empty)
+	if code != cli.ExitOK || errs != "charter: warning: no schema files (.avsc, .proto, .json) under "+empty+": the file maps none; add schemas: entries, or run charter init where the schemas are\n" {
+		t.Errorf("no schemas: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, ": 0 schema files") || strings.Contains(out, "next:") {
+		t.Errorf("no schemas: stdout %q", out)
+	}
+	text, err := os.ReadFile(filepath.Join(empty, "charter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n# contracts:\n#   - pact: \"pacts/*.json\"", "\n# pii:\n#   pii_tags: [PII, SENSITIVE]"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("starter lacks %q:\n%s", want, text)
+		}
+	}
+	// The commented sections, uncommented, are a valid configuration.
+	head, tail, _ := strings.Cut(string(text), "\n# Consumer contracts:")
+	tail = strings.NewReplacer("# contracts:", "contracts:", "#   ", "  ", "# pii:", "pii:").Replace(tail)
+	cfg, err := project.ParseConfig("charter.yaml", []byte(head+"\n# Consumer contracts:"+tail))
+	if err == nil && (len(cfg.Contracts) != 1 || cfg.PII.MinConfidence != "medium") {
+		t.Errorf("uncommented sections read as %+v, %+v", cfg.Contracts, cfg.PII)
+	}
+	if err != nil {
+		t.Errorf("the contracts: and pii: examples do not load once uncommented: %v", err)
+	}
+
+	dir := t.TempDir()
+	projecttest.CopyTree(t, "../../../../action/project/testdata/sample/head", dir)
+	if err := os.Remove(filepath.Join(dir, "charter.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = run("init", dir, "-o", "json")
+	var rep struct {
+		Path     string
+		Files    int
+		Schemas  []struct{ File, Format, Subject string }
+		Warnings []string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != cli.ExitOK || errs != "" {
+		t.Fatalf("-o json: exit %d, %v, stderr %q\n%s", code, err, errs, out)
+	}
+	if rep.Path != filepath.Join(dir, "charter.yaml") || rep.Files != 7 || len(rep.Schemas) != 7 || len(rep.Warnings) != 0 {
+		t.Errorf("-o json report %+v", rep)
+	}
+	if code, _, errs := run("init", t.TempDir(), "--stdout", "-o", "json"); code != cli.ExitError || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--stdout -o json: exit %d, %q", code, errs)
 	}
 }

@@ -73,8 +73,24 @@ other errors.`,
 				err = fmt.Errorf("%w; `%s` lists each finding with its fix", err, diff)
 			}
 			if refused(err) {
-				// A refusal is a finding, not a usage error: exit 1.
+				// A refusal is a finding, not a usage error: exit 1; with
+				// -o json it is also the document on stdout.
 				fmt.Fprintf(cmd.ErrOrStderr(), "charter: %v\n", err)
+				if out == render.JSON {
+					doc := struct {
+						Subject   string `json:"subject"`
+						Refused   bool   `json:"refused"`
+						ErrorCode int    `json:"error_code,omitempty"`
+						Message   string `json:"message"`
+					}{Subject: args[0], Refused: true, Message: err.Error()}
+					var api *srerr.APIError
+					if errors.As(err, &api) && api.Err != nil {
+						doc.ErrorCode = api.Err.Code
+					}
+					if werr := global.WriteJSON(cmd.OutOrStdout(), doc); werr != nil {
+						return werr
+					}
+				}
 				return rule.ErrFailed
 			}
 			if err != nil {

@@ -168,6 +168,7 @@ which beats the default.`,
 				"user":    "the server's users and passwords live in the --auth-config file (see `charter auth hash-password`)",
 				"ca-file": "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca",
 				"timeout": "the server's own are --read-header-timeout, --read-timeout and --idle-timeout",
+				"output":  "the server prints logs, not answers: --log-format json makes them JSON",
 			} {
 				if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
 					return fmt.Errorf("--%s is for commands that call a registry; %s", flag, instead)
