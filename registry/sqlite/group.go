@@ -58,6 +58,10 @@ func (s *Store) update(ctx context.Context, fn func(registry.Tx) error) error {
 	}
 	defer release()
 	b := s.group.cur
+	if b == nil && s.writeStmts.hasPending() {
+		// The one write connection is free between batches.
+		s.writeStmts.prepare(context.WithoutCancel(ctx))
+	}
 	if b == nil {
 		// The batch outlives the context of the writer that opened it.
 		t, err := s.write.BeginTx(context.WithoutCancel(ctx), nil)
@@ -89,7 +93,8 @@ func (s *Store) update(ctx context.Context, fn func(registry.Tx) error) error {
 // inSavepoint runs fn inside a savepoint of b, rolled back to when fn
 // fails or panics. A rollback that fails ends the whole batch.
 func (s *Store) inSavepoint(ctx context.Context, b *batch, fn func(registry.Tx) error) (err error) {
-	if _, err := b.tx.ExecContext(context.WithoutCancel(ctx), "SAVEPOINT charter_update"); err != nil {
+	st := stmtTx{b.tx, s.writeStmts}
+	if _, err := st.ExecContext(context.WithoutCancel(ctx), "SAVEPOINT charter_update"); err != nil {
 		s.endBatch(b, false)
 		return fmt.Errorf("begin savepoint: %w", err)
 	}
@@ -105,10 +110,10 @@ func (s *Store) inSavepoint(ctx context.Context, b *batch, fn func(registry.Tx) 
 			s.endBatch(b, false)
 		}
 	}()
-	if err := fn(&tx{tx: b.tx}); err != nil {
+	if err := fn(&tx{tx: st}); err != nil {
 		return err
 	}
-	if _, err := b.tx.ExecContext(context.WithoutCancel(ctx), "RELEASE charter_update"); err != nil {
+	if _, err := st.ExecContext(context.WithoutCancel(ctx), "RELEASE charter_update"); err != nil {
 		return fmt.Errorf("release savepoint: %w", err)
 	}
 	ok = true

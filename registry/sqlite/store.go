@@ -49,7 +49,9 @@ type Store struct {
 	// writeSlot is the in-process writer lock: a buffered channel of one, so
 	// waiting for it can end with the caller's context.
 	writeSlot chan struct{}
-	group     group // group commit (group.go)
+	// Prepared statements of each database (stmt.go).
+	writeStmts, readStmts *stmtCache
+	group                 group // group commit (group.go)
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies
@@ -101,7 +103,8 @@ func open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, err
 	}
-	return &Store{write: write, read: read, writeSlot: make(chan struct{}, 1)}, nil
+	return &Store{write: write, read: read, writeSlot: make(chan struct{}, 1),
+		writeStmts: newStmtCache(write), readStmts: newStmtCache(read)}, nil
 }
 
 // dsn is the modernc.org/sqlite data source name for the file at abs, an
@@ -125,7 +128,10 @@ func dsn(abs string, readOnly bool) string {
 // committed state; it may run while an Update is in progress. Writes inside
 // fn fail (the connection is query_only). fn's error is returned as is.
 func (s *Store) View(ctx context.Context, fn func(registry.Tx) error) error {
-	return run(ctx, s.read, &sql.TxOptions{ReadOnly: true}, fn)
+	if s.readStmts.hasPending() {
+		s.readStmts.prepare(ctx)
+	}
+	return run(ctx, s.read, s.readStmts, &sql.TxOptions{ReadOnly: true}, fn)
 }
 
 // Update runs fn in the one write transaction (BEGIN IMMEDIATE), after
@@ -143,7 +149,7 @@ func (s *Store) Update(ctx context.Context, fn func(registry.Tx) error) error {
 
 // run runs fn in a transaction of db; it commits iff fn returns nil and
 // rolls back otherwise, a panic in fn included.
-func run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(registry.Tx) error) error {
+func run(ctx context.Context, db *sql.DB, stmts *stmtCache, opts *sql.TxOptions, fn func(registry.Tx) error) error {
 	sqlTx, err := db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
@@ -154,7 +160,7 @@ func run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(registry.
 			_ = sqlTx.Rollback() // the error that matters is fn's, or the panic
 		}
 	}()
-	if err := fn(&tx{tx: sqlTx}); err != nil {
+	if err := fn(&tx{tx: stmtTx{sqlTx, stmts}}); err != nil {
 		return err
 	}
 	done = true
@@ -167,6 +173,8 @@ func run(ctx context.Context, db *sql.DB, opts *sql.TxOptions, fn func(registry.
 // Close closes both connection pools. SQLite checkpoints the WAL into the
 // database file when the last connection closes.
 func (s *Store) Close() error {
+	s.readStmts.close()
+	s.writeStmts.close()
 	rerr := s.read.Close()
 	werr := s.write.Close()
 	if werr != nil {

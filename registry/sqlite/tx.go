@@ -14,7 +14,7 @@ import (
 
 // tx is a [registry.Tx] over one database/sql transaction.
 type tx struct {
-	tx *sql.Tx
+	tx stmtTx
 }
 
 var _ registry.Tx = (*tx)(nil)
