@@ -14,6 +14,7 @@ import (
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/lineage"
+	"github.com/charter-dev/charter/registry/dek"
 	"github.com/charter-dev/charter/registry/dump"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
@@ -156,6 +157,9 @@ func exportTx(ctx context.Context, tx Tx) (*dump.Dump, error) {
 	for _, e := range entries {
 		d.Audit = append(d.Audit, dump.AuditEntry(e))
 	}
+	if err := exportKeys(ctx, tx, d); err != nil { // backup_keys.go
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -265,6 +269,9 @@ type importPlan struct {
 	restoreIDs bool
 	mark       int64
 	ids        IDAllocation
+	// keks and deks are the DEK registry's keys to store (backup_keys.go).
+	keks []dek.Kek
+	deks []dek.Dek
 }
 
 func (p *importPlan) conflict(format string, args ...any) {
@@ -307,6 +314,9 @@ func (s *Service) planImport(ctx context.Context, tx Tx, d *dump.Dump, opts Impo
 		return nil, err
 	}
 	if err := p.planAudit(ctx, g, d); err != nil {
+		return nil, err
+	}
+	if err := p.planKeys(ctx, tx, d); err != nil {
 		return nil, err
 	}
 	switch n := len(p.report.Conflicts); {
@@ -356,13 +366,17 @@ func (p *importPlan) checkEmpty(ctx context.Context, tx Tx, g GovernanceTx, b Ba
 	if err != nil {
 		return err
 	}
+	keks, deks, err := countKeys(ctx, tx)
+	if err != nil {
+		return err
+	}
 	var held []string
 	for _, c := range []struct {
 		n    int
 		what string
 	}{
 		{len(schemas), "schema"}, {len(vs), "subject version"}, {len(configs), "config"}, {len(modes), "mode"},
-		{len(recs), "governance record"}, {len(audit), "audit entry"},
+		{len(recs), "governance record"}, {keks, "KEK"}, {deks, "DEK"}, {len(audit), "audit entry"},
 	} {
 		if c.n > 0 {
 			held = append(held, plural(c.n, c.what))
@@ -888,6 +902,9 @@ func (s *Service) applyImport(ctx context.Context, tx Tx, p *importPlan) (int64,
 		if err := g.PutGovernanceRecord(ctx, r); err != nil {
 			return 0, fmt.Errorf("import %s record %q of %q: %w", r.Kind, r.Key, r.Subject, err)
 		}
+	}
+	if err := p.applyKeys(ctx, tx); err != nil {
+		return 0, err
 	}
 	for _, e := range p.audit {
 		if p.restoreIDs {

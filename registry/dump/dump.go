@@ -15,6 +15,15 @@
 // kind and key, the audit log by ID), so two dumps of equal registries
 // are equal bytes.
 //
+// A v3 dump also carries the DEK registry (registry/dek): every KEK and
+// every DEK version, soft-deleted ones included, with their times and the
+// DEKs' encryptedKeyMaterial (DEKs are wrapped by their KEK's KMS key:
+// a dump holds no key material in the clear). The members keks and deks
+// are left out when the registry has none, so a registry without keys
+// exports the bytes it exported before they existed; a Charter that
+// predates them refuses a dump that has them (unknown member) rather
+// than dropping them.
+//
 // [Read] also reads the formats that came before, converted to v3: v1
 // (schemas, subjects, configs and modes, written through the REST API) and
 // v2 (v1 plus the governance data the governance API lists); a format
@@ -79,6 +88,11 @@ type Dump struct {
 	Records []Record `json:"records"`
 	// Audit is the audit log, by ID.
 	Audit []AuditEntry `json:"audit"`
+	// Keks and Deks are the DEK registry's keys, absent when there are
+	// none: KEKs by name, DEKs by KEK name, subject, algorithm and
+	// version.
+	Keks []Kek `json:"keks,omitempty"`
+	Deks []Dek `json:"deks,omitempty"`
 
 	// ReadFrom is the format the dump was read in, when [Read] converted
 	// it from an older one ("" otherwise). Not encoded.
@@ -163,6 +177,34 @@ type AuditEntry struct {
 	After   json.RawMessage `json:"after,omitempty"`
 }
 
+// Kek is a key-encryption key of the DEK registry: a KMS key by
+// reference. Ts is its last change in Unix milliseconds.
+type Kek struct {
+	Name     string            `json:"name"`
+	KmsType  string            `json:"kmsType"`
+	KmsKeyID string            `json:"kmsKeyId"`
+	KmsProps map[string]string `json:"kmsProps,omitempty"`
+	Doc      string            `json:"doc,omitempty"`
+	Shared   bool              `json:"shared,omitempty"`
+	Ts       int64             `json:"ts"`
+	Deleted  bool              `json:"deleted,omitempty"`
+}
+
+// Dek is one version of a data-encryption key: the DEK wrapped by its
+// KEK (encryptedKeyMaterial, base64).
+type Dek struct {
+	KekName              string `json:"kekName"`
+	Subject              string `json:"subject"`
+	Algorithm            string `json:"algorithm"`
+	Version              int    `json:"version"`
+	EncryptedKeyMaterial string `json:"encryptedKeyMaterial"`
+	Ts                   int64  `json:"ts"`
+	Deleted              bool   `json:"deleted,omitempty"`
+}
+
+// dekAlgorithms are the DEK algorithms (registry/dek.Algorithms).
+var dekAlgorithms = []string{"AES128_GCM", "AES256_GCM", "AES256_SIV"}
+
 // Counts says how much a dump holds.
 type Counts struct {
 	Schemas  int `json:"schemas"`
@@ -176,11 +218,15 @@ type Counts struct {
 	// Records counts governance records, Audit audit entries.
 	Records int `json:"records"`
 	Audit   int `json:"audit"`
+	// Keks and Deks count the DEK registry's keys (absent when 0).
+	Keks int `json:"keks,omitempty"`
+	Deks int `json:"deks,omitempty"`
 }
 
 // Counts returns what d holds.
 func (d *Dump) Counts() Counts {
-	n := Counts{Schemas: len(d.Schemas), Subjects: len(d.Subjects), Records: len(d.Records), Audit: len(d.Audit)}
+	n := Counts{Schemas: len(d.Schemas), Subjects: len(d.Subjects), Records: len(d.Records), Audit: len(d.Audit),
+		Keks: len(d.Keks), Deks: len(d.Deks)}
 	if d.Config != nil {
 		n.Configs++
 	}
@@ -218,6 +264,11 @@ func (d *Dump) Sort() {
 	})
 	slices.SortFunc(d.Audit, func(a, b AuditEntry) int { return cmp.Compare(a.ID, b.ID) })
 	slices.Sort(d.RetiredSchemaIDs)
+	slices.SortFunc(d.Keks, func(a, b Kek) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(d.Deks, func(a, b Dek) int {
+		return cmp.Or(strings.Compare(a.KekName, b.KekName), strings.Compare(a.Subject, b.Subject),
+			strings.Compare(a.Algorithm, b.Algorithm), cmp.Compare(a.Version, b.Version))
+	})
 }
 
 // Encode returns d as indented JSON ending in a newline, its lists sorted
@@ -232,6 +283,8 @@ func (d *Dump) Encode() ([]byte, error) {
 	}
 	c.Records = nonNil(slices.Clone(d.Records))
 	c.Audit = nonNil(slices.Clone(d.Audit))
+	c.Keks = slices.Clone(d.Keks)
+	c.Deks = slices.Clone(d.Deks)
 	c.ExportedAt = c.ExportedAt.UTC()
 	for i := range c.Audit {
 		c.Audit[i].Time = c.Audit[i].Time.UTC()
@@ -432,6 +485,48 @@ func (d *Dump) Validate() error {
 			return fmt.Errorf("read dump: audit entry %d has no action", e.ID)
 		}
 		audit[e.ID] = true
+	}
+	return d.validateKeys()
+}
+
+// validateKeys checks the DEK registry's keys: named, unique KEKs with a
+// KMS type and key ID; DEKs of a KEK of the dump, with a subject, a known
+// algorithm, a positive version and their encryptedKeyMaterial, unique.
+func (d *Dump) validateKeys() error {
+	keks := make(map[string]bool, len(d.Keks))
+	for _, k := range d.Keks {
+		switch {
+		case k.Name == "":
+			return errors.New("read dump: a KEK has no name")
+		case keks[k.Name]:
+			return fmt.Errorf("read dump: KEK %q is listed twice", k.Name)
+		case k.KmsType == "" || k.KmsKeyID == "":
+			return fmt.Errorf("read dump: KEK %q has no kmsType or kmsKeyId", k.Name)
+		}
+		keks[k.Name] = true
+	}
+	type dkey struct {
+		kek, subject, alg string
+		version           int
+	}
+	deks := make(map[dkey]bool, len(d.Deks))
+	for _, k := range d.Deks {
+		id := dkey{k.KekName, k.Subject, k.Algorithm, k.Version}
+		switch {
+		case !keks[k.KekName]:
+			return fmt.Errorf("read dump: the DEK of subject %q names KEK %q, which the dump does not hold", k.Subject, k.KekName)
+		case k.Subject == "":
+			return fmt.Errorf("read dump: a DEK of KEK %q has no subject", k.KekName)
+		case !slices.Contains(dekAlgorithms, k.Algorithm):
+			return fmt.Errorf("read dump: the DEK of subject %q (KEK %q) has algorithm %q; want one of %s", k.Subject, k.KekName, k.Algorithm, strings.Join(dekAlgorithms, ", "))
+		case k.Version <= 0:
+			return fmt.Errorf("read dump: the DEK of subject %q (KEK %q) has version %d; want a positive version", k.Subject, k.KekName, k.Version)
+		case k.EncryptedKeyMaterial == "":
+			return fmt.Errorf("read dump: the DEK of subject %q (KEK %q) version %d has no encryptedKeyMaterial", k.Subject, k.KekName, k.Version)
+		case deks[id]:
+			return fmt.Errorf("read dump: the DEK of subject %q (KEK %q, %s) version %d is listed twice", k.Subject, k.KekName, k.Algorithm, k.Version)
+		}
+		deks[id] = true
 	}
 	return nil
 }
