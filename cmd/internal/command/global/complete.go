@@ -2,6 +2,7 @@ package global
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -126,8 +127,9 @@ func versions(cmd *cobra.Command, subject string, latest bool) []string {
 }
 
 // CompleteOutput completes the global --output: the values of the
-// command's own --format when it has a fixed set (check, diff, rules),
-// else text and json.
+// command's own --format when it has a fixed set that --output stands for
+// (one with text: check, diff, rules, contracts verify, upcast), else
+// text and json (lineage graph's --format dot|mermaid|json is not one).
 func CompleteOutput(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 	return OutputValues(cmd), cobra.ShellCompDirectiveNoFileComp
 }
@@ -135,7 +137,7 @@ func CompleteOutput(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.S
 // OutputValues are the values --output takes on cmd (see CompleteOutput).
 func OutputValues(cmd *cobra.Command) []string {
 	if f := cmd.LocalFlags().Lookup("format"); f != nil {
-		if vs := f.Annotations[AnnotationValues]; len(vs) > 0 {
+		if vs := f.Annotations[AnnotationValues]; slices.Contains(vs, "text") {
 			return vs
 		}
 	}
