@@ -40,6 +40,10 @@ type avroEngine struct {
 	// differ in their pruned writer only by the symbols the reader may
 	// lack, and few pruned writers are parsed.
 	readerSymbols map[string]map[string]bool
+	// recursive is a writer that uses a record inside itself, read
+	// with the writer unrolled to each event.
+	recursive     bool
+	unrolledCache map[string]*prunedPair
 }
 
 func collectEnums(s hamba.Schema, out map[string]map[string]bool, seen map[string]bool) {
@@ -88,14 +92,19 @@ type prunedPair struct {
 }
 
 func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
-	// hamba's Resolve recurses without end on a recursive record (its
-	// resolve has no guard for a type already on the path, and the
-	// stack overflow is fatal), so such pairs are not read.
-	if recursive(r.Hamba(), nil) || recursive(w.Hamba(), nil) {
-		return nil, fmt.Errorf("%w: a recursive Avro schema (hamba cannot resolve it)", ErrUnsupported)
-	}
-	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{}}
+	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{},
+		unrolledCache: map[string]*prunedPair{}}
 	collectEnums(r.Hamba(), e.readerSymbols, map[string]bool{})
+	// hamba's Resolve recurses without end on a recursive writer record
+	// (its resolve has no guard for a type already on the path, and the
+	// stack overflow is fatal): such a writer is unrolled per event
+	// (avro_recursive.go) and never resolved whole.
+	if e.recursive = recursive(w.Hamba(), nil, false); e.recursive {
+		if recursive(w.Hamba(), nil, true) {
+			return nil, fmt.Errorf("%w: an Avro writer that holds its own record in an array or a map (hamba cannot resolve it)", ErrUnsupported)
+		}
+		return e, nil
+	}
 	e.full, e.fullErr = hamba.NewSchemaCompatibility().Resolve(r.Hamba(), w.Hamba())
 	if e.fullErr == nil {
 		e.fullAPI = avro.FreshAPI()
@@ -105,13 +114,22 @@ func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 
 func (e *avroEngine) roots() int { return 1 }
 
-// recursive reports whether s uses a named type inside itself.
-func recursive(s hamba.Schema, path []string) bool {
+// recursive reports whether s uses a named type inside itself; with
+// repeated, only through an array or a map.
+func recursive(s hamba.Schema, path []string, repeated bool) bool {
+	return recursion(s, path, repeated, -1)
+}
+
+// recursion: repAt is the length the path had at the innermost array or
+// map entered, -1 for none.
+func recursion(s hamba.Schema, path []string, repeated bool, repAt int) bool {
 	if ref, ok := s.(*hamba.RefSchema); ok {
 		name := ref.Schema().(hamba.NamedSchema).FullName()
-		for _, p := range path {
+		for i, p := range path {
 			if p == name {
-				return true
+				// A repetition entered after the ancestor is on
+				// the recursion.
+				return !repeated || repAt > i
 			}
 		}
 		s = ref.Schema()
@@ -122,17 +140,17 @@ func recursive(s hamba.Schema, path []string) bool {
 	switch t := s.(type) {
 	case *hamba.RecordSchema:
 		for _, f := range t.Fields() {
-			if recursive(f.Type(), path) {
+			if recursion(f.Type(), path, repeated, repAt) {
 				return true
 			}
 		}
 	case *hamba.ArraySchema:
-		return recursive(t.Items(), path)
+		return recursion(t.Items(), path, repeated, len(path))
 	case *hamba.MapSchema:
-		return recursive(t.Values(), path)
+		return recursion(t.Values(), path, repeated, len(path))
 	case *hamba.UnionSchema:
 		for _, b := range t.Types() {
-			if recursive(b, path) {
+			if recursion(b, path, repeated, repAt) {
 				return true
 			}
 		}
@@ -156,7 +174,15 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 	}
 	wschema, wapi := e.writer.Hamba(), e.writerAPI
 	resolved, rapi, rerr := e.full, e.fullAPI, e.fullErr
-	if e.fullErr != nil {
+	wv := v // the value as written with wschema
+	if e.recursive {
+		p, uv, err := e.unrolled(g, v)
+		if err != nil {
+			return nil, false
+		}
+		wschema, wapi, wv = p.writer, p.api, uv
+		resolved, rapi, rerr = p.resolved, p.rapi, p.err
+	} else if e.fullErr != nil {
 		p := e.prune(g)
 		if p.writer == nil {
 			return nil, false
@@ -164,13 +190,13 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 		wschema, wapi = p.writer, p.api
 		resolved, rapi, rerr = p.resolved, p.rapi, p.err
 	}
-	data, err := wapi.Marshal(wschema, v)
+	data, err := wapi.Marshal(wschema, wv)
 	if err != nil {
 		return nil, false // the generator made a value the writer refuses
 	}
 	obs := &observed{event: func() json.RawMessage { return avroJSON(v) }}
 	if rerr != nil {
-		obs.add(Refused, "."+strings.TrimPrefix(refusedPath(e.reader.Hamba(), wschema, v), "."), "refused",
+		obs.add(Refused, "."+strings.TrimPrefix(refusedPath(e.reader.Hamba(), wschema, wv), "."), "refused",
 			"the reader's schema does not resolve the writer's for this event: "+rerr.Error(), "")
 		return obs, true
 	}
@@ -181,7 +207,7 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 	}
 	obs.read = func() json.RawMessage { return avroJSON(out) }
 	cmp := avroCompare{obs: obs}
-	cmp.compare(wschema, e.reader.Hamba(), v, out, "")
+	cmp.compare(wschema, e.reader.Hamba(), wv, out, "")
 	return obs, true
 }
 

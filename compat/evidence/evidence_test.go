@@ -3,6 +3,7 @@ package evidence_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -149,6 +150,39 @@ func TestCheckPairsAndCounterexample(t *testing.T) {
 		o, ok := rep.Counterexample(f)
 		if !ok || o.Path != ".carrier" {
 			t.Errorf("finding %v: counterexample %+v %v", f, o, ok)
+		}
+	}
+}
+
+// A recursive writer is read with the writer unrolled to each event
+// (hamba's Resolve does not terminate on it): a symbol the reader lacks
+// is refused where the event holds it, however deep.
+func TestAvroRecursiveWriter(t *testing.T) {
+	w := `{"type":"record","name":"Node","namespace":"acme","fields":[
+ {"name":"kind","type":{"type":"enum","name":"Kind","symbols":["LEAF","BRANCH","ROOT"]}},
+ {"name":"next","type":["null","Node"],"default":null},
+ {"name":"alt","type":["null","string","Node"],"default":null}]}`
+	tree := `{"type":"record","name":"Tree","fields":[{"name":"children","type":{"type":"array","items":"Tree"}}]}`
+	if _, err := evidence.Read(context.Background(), mustParse(t, compat.Avro, tree), mustParse(t, compat.Avro, tree), evidence.Options{}); !errors.Is(err, evidence.ErrUnsupported) {
+		t.Errorf("recursion through an array: %v", err)
+	}
+	same := read(t, compat.Avro, w, w, evidence.Options{})
+	if same.Events != evidence.DefaultEvents || same.Equal != same.Events {
+		t.Fatalf("same recursive schema: %+v %+v", same, same.Outcomes)
+	}
+	added := strings.Replace(w, `{"name":"next"`, `{"name":"label","type":"string","default":"x"},{"name":"next"`, 1)
+	def := read(t, compat.Avro, added, w, evidence.Options{})
+	if def.Defaulted != def.Events {
+		t.Fatalf("field added with a default: %+v %+v", def, def.Outcomes)
+	}
+	r := strings.Replace(w, `,"ROOT"`, "", 1)
+	res := read(t, compat.Avro, r, w, evidence.Options{})
+	if res.Refused == 0 || res.Equal == 0 || len(res.Outcomes) == 0 {
+		t.Fatalf("symbol removed: %+v %+v", res, res.Outcomes)
+	}
+	for _, o := range res.Outcomes {
+		if o.Class != evidence.Refused || !strings.Contains(string(o.Event), `"ROOT"`) || !strings.HasSuffix(o.Path, ".kind") {
+			t.Errorf("outcome %+v %s", o, o.Event)
 		}
 	}
 }
