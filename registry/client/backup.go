@@ -61,6 +61,9 @@ type ImportCounts struct {
 	// Records counts governance records, Audit audit entries.
 	Records int `json:"records"`
 	Audit   int `json:"audit"`
+	// Keks and Deks count the DEK registry's keys (absent when 0).
+	Keks int `json:"keks,omitempty"`
+	Deks int `json:"deks,omitempty"`
 }
 
 // ImportReport is the registry's answer to an import: the wire form of
