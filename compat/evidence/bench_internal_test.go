@@ -160,8 +160,8 @@ func BenchmarkBaselineProtobuf200Messages(b *testing.B) {
 	var evs []ev
 	for i := range benchEvents {
 		root := i % e.roots()
-		m := dynamicpb.NewMessage(e.roots_[root])
-		protoGen{ch: newChooser(1, i/e.roots())}.fill(m, e.msgPath(e.roots_[root]), 0)
+		m := dynamicpb.NewMessage(e.rootMsgs[root])
+		protoGen{ch: newChooser(1, i/e.roots())}.fill(m, e.msgPath(e.rootMsgs[root]), 0)
 		d, err := proto.Marshal(m)
 		if err != nil {
 			b.Fatal(err)

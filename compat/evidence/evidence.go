@@ -74,6 +74,7 @@ const (
 
 var classNames = [...]string{"equal", "default", "loss", "refused"}
 
+// String returns the class's name: equal, default, loss or refused.
 func (c Class) String() string {
 	if int(c) < len(classNames) {
 		return classNames[c]

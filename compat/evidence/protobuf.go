@@ -30,7 +30,7 @@ import (
 type protoEngine struct {
 	reader, writer protoreflect.FileDescriptor
 	pkg            string
-	roots_         []protoreflect.MessageDescriptor
+	rootMsgs       []protoreflect.MessageDescriptor
 	readers        []protoreflect.MessageDescriptor // per root; nil when the reader lacks it
 }
 
@@ -67,18 +67,18 @@ func newProtoEngine(r, w *protobuf.Schema) (*protoEngine, error) {
 		for i := range ms.Len() {
 			md := ms.Get(i)
 			if !used[md.FullName()] && !md.IsMapEntry() {
-				e.roots_ = append(e.roots_, md)
+				e.rootMsgs = append(e.rootMsgs, md)
 			}
 			roots(md.Messages())
 		}
 	}
 	roots(top)
-	if len(e.roots_) == 0 {
+	if len(e.rootMsgs) == 0 {
 		for i := range top.Len() {
-			e.roots_ = append(e.roots_, top.Get(i))
+			e.rootMsgs = append(e.rootMsgs, top.Get(i))
 		}
 	}
-	for _, md := range e.roots_ {
+	for _, md := range e.rootMsgs {
 		e.readers = append(e.readers, findMessage(e.reader, md.FullName()))
 	}
 	return e, nil
@@ -103,7 +103,7 @@ func findMessage(fd protoreflect.FileDescriptor, name protoreflect.FullName) pro
 	return find(fd.Messages())
 }
 
-func (e *protoEngine) roots() int { return len(e.roots_) }
+func (e *protoEngine) roots() int { return len(e.rootMsgs) }
 
 // msgPath is a message's path as the Protobuf violations write it: its
 // full name without the package, after a dot (".Order", ".Order.Line").
@@ -116,7 +116,7 @@ func (e *protoEngine) msgPath(md protoreflect.MessageDescriptor) string {
 }
 
 func (e *protoEngine) event(root int, ch *chooser) (*observed, bool) {
-	wmd := e.roots_[root]
+	wmd := e.rootMsgs[root]
 	g := protoGen{ch: ch}
 	wm := dynamicpb.NewMessage(wmd)
 	g.fill(wm, e.msgPath(wmd), 0)
