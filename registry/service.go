@@ -27,13 +27,14 @@ const (
 	// in memory, keyed by schema ID.
 	DefaultParsedCacheSize = 10_000
 	// DefaultParsedCacheBytes is the estimated byte budget of the parsed
-	// schemas the Service keeps in memory (128 MiB). A transitive check
+	// schemas the Service keeps in memory (64 MiB: about 64 records of
+	// 1,000 fields, or 8,000 of a few fields). A transitive check
 	// of Avro records compares through the subject's summary and needs
 	// no parsed earlier version; one compared in full (JSON Schema,
 	// Protobuf, recursive Avro records) over more versions than the
 	// budget holds keeps hitting those that fit and parses the others
 	// (parsedCache.putIfRoom).
-	DefaultParsedCacheBytes = 128 << 20
+	DefaultParsedCacheBytes = 64 << 20
 	// MaxSubjectLength is the longest subject name accepted, in bytes.
 	MaxSubjectLength = 4096
 )

@@ -3,6 +3,7 @@ package avro
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/charter-dev/charter/compat"
@@ -101,7 +102,8 @@ func (s *summary) Add(key int64, sc compat.Schema) bool {
 	}
 	root := as.root
 	k := len(s.entries)
-	e := &sentry{head: &node{kind: kRecord, name: root.name, space: root.space, full: root.full, aliases: root.aliases},
+	e := &sentry{head: &node{kind: kRecord, name: strings.Clone(root.name), space: strings.Clone(root.space),
+		full: strings.Clone(root.full), aliases: cloneAll(root.aliases)},
 		fields: make([]*sfield, len(root.fields))}
 	var prev *sentry
 	if k > 0 {
@@ -112,6 +114,7 @@ func (s *summary) Add(key int64, sc compat.Schema) bool {
 	}
 	s.bytes += sentryBytes + pointerBytes*len(root.fields)
 	eq := equality{}
+	cp := copier{}
 	for i, f := range root.fields {
 		rs := s.runs[f.name]
 		if n := len(rs); n > 0 {
@@ -122,14 +125,88 @@ func (s *summary) Add(key int64, sc compat.Schema) bool {
 				continue
 			}
 		}
-		sf := &sfield{name: f.name, aliases: f.aliases, hasDefault: f.def != nil, typ: f.typ, from: k, to: k}
-		s.runs[f.name] = append(rs, sf)
+		sf := &sfield{name: strings.Clone(f.name), aliases: cloneAll(f.aliases), hasDefault: f.def != nil, typ: cp.node(f.typ), from: k, to: k}
+		s.runs[sf.name] = append(rs, sf) // sf.name: a key of its own, not a slice of the text
 		e.fields[i] = sf
 		s.bytes += sfieldBytes + len(f.name)
 	}
 	s.entries = append(s.entries, e)
 	s.index[key] = k
 	return true
+}
+
+// present is the default of a field the summary copies: the checker
+// only asks whether a field has one.
+var present = &jval{}
+
+// copier copies type graphs for the summary: the attributes the checker
+// reads, with strings of their own, so that a summary pins neither its
+// schemas' texts (the parser's strings are slices of them) nor their
+// docs, properties and defaults. Shared nodes stay shared.
+type copier map[*node]*node
+
+func (cp copier) node(n *node) *node {
+	if n == nil {
+		return nil
+	}
+	if c, ok := cp[n]; ok {
+		return c
+	}
+	c := &node{kind: n.kind, isError: n.isError, name: strings.Clone(n.name), space: strings.Clone(n.space),
+		full: strings.Clone(n.full), aliases: cloneAll(n.aliases), symbols: cloneAll(n.symbols),
+		symbolIndex: cloneIndex(n.symbolIndex), size: n.size, logical: strings.Clone(n.logical),
+		precision: n.precision, scale: n.scale, fieldIndex: cloneIndex(n.fieldIndex), byType: cloneIndex(n.byType)}
+	cp[n] = c
+	if n.enumDefault != nil {
+		d := strings.Clone(*n.enumDefault)
+		c.enumDefault = &d
+	}
+	c.items = cp.node(n.items)
+	if n.branches != nil {
+		c.branches = make([]*node, len(n.branches))
+		for i, b := range n.branches {
+			c.branches[i] = cp.node(b)
+		}
+	}
+	if n.byName != nil {
+		c.byName = make(map[string][]int, len(n.byName))
+		for k, v := range n.byName {
+			c.byName[strings.Clone(k)] = slices.Clone(v)
+		}
+	}
+	if n.fields != nil {
+		c.fields = make([]*field, len(n.fields))
+		for i, f := range n.fields {
+			cf := &field{name: strings.Clone(f.name), aliases: cloneAll(f.aliases), typ: cp.node(f.typ)}
+			if f.def != nil {
+				cf.def = present
+			}
+			c.fields[i] = cf
+		}
+	}
+	return c
+}
+
+func cloneAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.Clone(s)
+	}
+	return out
+}
+
+func cloneIndex(m map[string]int) map[string]int {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[strings.Clone(k)] = v
+	}
+	return out
 }
 
 func sameHead(a, b *node) bool {
