@@ -1,0 +1,132 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charter-dev/charter/cmd/internal/buildinfo"
+	"github.com/charter-dev/charter/cmd/internal/cli"
+)
+
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := cli.Run(context.Background(), args, cli.Env{Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// TestVersionFlag: charter --version prints what charter version prints;
+// charter version -o json is the same as JSON.
+func TestVersionFlag(t *testing.T) {
+	v, c := buildinfo.Get()
+	want := "charter " + v + " (" + c + ")\n"
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		if code, out, errs := runCLI(args...); code != cli.ExitOK || out != want || errs != "" {
+			t.Errorf("%v: exit %d, %q, %q; want %q", args, code, out, errs, want)
+		}
+	}
+	code, out, _ := runCLI("version", "-o", "json")
+	var doc struct{ Version, Commit string }
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != cli.ExitOK || doc.Version != v || doc.Commit != c {
+		t.Errorf("version -o json: exit %d, %v: %s", code, err, out)
+	}
+}
+
+// TestDidYouMean: a mistyped command names the closest ones, on one line,
+// at the root and below.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chek"}, `charter: unknown command "chek" for "charter": did you mean check? (see charter --help)` + "\n"},
+		{[]string{"subjcts"}, `charter: unknown command "subjcts" for "charter": did you mean subjects? (see charter --help)` + "\n"},
+		{[]string{"lineage", "grph"}, `charter: unknown command "grph" for "charter lineage": did you mean graph? (see charter lineage --help)` + "\n"},
+		{[]string{"zzzzzz"}, `charter: unknown command "zzzzzz" for "charter"` + "\n"},
+	} {
+		if code, _, errs := runCLI(tc.args...); code != cli.ExitError || errs != tc.want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// TestServeHelpShowsOnlyServeFlags: serve's help has its own flags and
+// none of the client's, which other commands' help keeps.
+func TestServeHelpShowsOnlyServeFlags(t *testing.T) {
+	_, out, _ := runCLI("serve", "--help")
+	for _, no := range []string{"--registry", "--token", "--user", "--ca-file", "--output", "--timeout", "Global Flags"} {
+		if strings.Contains(out, no) {
+			t.Errorf("serve --help shows %s:\n%s", no, out)
+		}
+	}
+	if !strings.Contains(out, "--listen") || !strings.Contains(out, "--auth-config") {
+		t.Errorf("serve --help lacks its own flags:\n%s", out)
+	}
+	_, out, _ = runCLI("subjects", "--help")
+	if !strings.Contains(out, "--registry") || !strings.Contains(out, "--timeout") {
+		t.Errorf("subjects --help lacks the global flags:\n%s", out)
+	}
+	// Hiding is for serve's help only: the next help in the same tree
+	// still lists them.
+	root := cli.NewRootCommand(cli.Env{Stdout: io.Discard, Stderr: io.Discard})
+	var b bytes.Buffer
+	root.SetOut(&b)
+	root.SetArgs([]string{"serve", "--help"})
+	_ = root.Execute()
+	b.Reset()
+	root.SetArgs([]string{"subjects", "--help"})
+	_ = root.Execute()
+	if !strings.Contains(b.String(), "--registry") {
+		t.Errorf("after serve --help, subjects --help lacks --registry:\n%s", b.String())
+	}
+}
+
+// TestTimeout: --timeout and CHARTER_TIMEOUT bound each registry request;
+// the flag beats the variable; bad values are one line and exit 2.
+func TestTimeout(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(3 * time.Second):
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `[]`)
+	}))
+	defer slow.Close()
+	start := time.Now()
+	code, _, errs := runCLI("subjects", "--registry", slow.URL, "--timeout", "200ms")
+	if code != cli.ExitError || !strings.Contains(errs, "Timeout") && !strings.Contains(errs, "deadline") || time.Since(start) > 2*time.Second {
+		t.Errorf("--timeout 200ms: exit %d after %s, %q", code, time.Since(start), errs)
+	}
+	t.Setenv("CHARTER_TIMEOUT", "0.2")
+	start = time.Now()
+	if code, _, _ := runCLI("subjects", "--registry", slow.URL); code != cli.ExitError || time.Since(start) > 2*time.Second {
+		t.Errorf("CHARTER_TIMEOUT=0.2: exit %d after %s", code, time.Since(start))
+	}
+	// The flag beats the variable: 5s outlasts the slow answer.
+	if code, out, errs := runCLI("subjects", "--registry", slow.URL, "--timeout", "5s", "-o", "json"); code != cli.ExitOK || !strings.Contains(out, `"subjects": []`) {
+		t.Errorf("--timeout 5s over CHARTER_TIMEOUT: exit %d, %q, %q", code, out, errs)
+	}
+	for _, tc := range []struct {
+		env, flag, want string
+	}{
+		{"", "soon", `charter: invalid --timeout "soon": want a positive duration such as 30s, or a number of seconds` + "\n"},
+		{"", "-1s", `charter: invalid --timeout "-1s": want a positive duration such as 30s, or a number of seconds` + "\n"},
+		{"later", "", `charter: invalid CHARTER_TIMEOUT "later": want a positive duration such as 30s, or a number of seconds` + "\n"},
+	} {
+		t.Setenv("CHARTER_TIMEOUT", tc.env)
+		args := []string{"subjects", "--registry", slow.URL}
+		if tc.flag != "" {
+			args = append(args, "--timeout", tc.flag)
+		}
+		if code, _, errs := runCLI(args...); code != cli.ExitError || errs != tc.want {
+			t.Errorf("%+v: exit %d, %q, want %q", tc, code, errs, tc.want)
+		}
+	}
+}
