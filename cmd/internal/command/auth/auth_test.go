@@ -163,8 +163,8 @@ func TestErrors(t *testing.T) {
 			"charter: hash the password: the password is 73 bytes long; bcrypt takes at most 72\n"},
 		{"no line end in 4 KiB", strings.Repeat("p", 5000), []string{"auth", "hash-password"},
 			"charter: read the password on stdin: no line end in the first 4096 bytes\n"},
-		{"hash as json", "s3cret\n", []string{"auth", "hash-password", "-o", "json"},
-			`charter: invalid --output "json": want text` + "\n"},
+		{"hash as yaml", "s3cret\n", []string{"auth", "hash-password", "-o", "yaml"},
+			`charter: invalid --output "yaml": want text or json` + "\n"},
 		{"unknown sub-command", "", []string{"auth", "revoke"},
 			`charter: unknown command "revoke" for "charter auth": want one of hash-password, token (see charter auth --help)` + "\n"},
 	} {
