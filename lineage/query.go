@@ -111,6 +111,25 @@ type Exposure struct {
 	Tags     []string `json:"tags"`
 	Versions []int    `json:"versions"`
 	Readers  []Reader `json:"readers"`
+	// Encryption, when set, is the client-side encryption rule of the
+	// subject's latest version that covers the field (Confluent's
+	// field-level encryption: its readers see ciphertext unless they hold
+	// the KEK); absent, the field travels in the clear. The graph does not
+	// know rule sets: the registry fills it in.
+	Encryption *Encryption `json:"encryption,omitempty"`
+}
+
+// Encryption is the ENCRYPT (or ENCRYPT_PAYLOAD) rule covering a field.
+type Encryption struct {
+	// Rule and Type are the rule's name and type; Version is the subject
+	// version whose rule set has it.
+	Rule    string `json:"rule"`
+	Type    string `json:"type"`
+	Version int    `json:"version"`
+	// Kek and KmsType are the rule's encrypt.kek.name and
+	// encrypt.kms.type ("" when the rule leaves them to the client).
+	Kek     string `json:"kek,omitempty"`
+	KmsType string `json:"kmsType,omitempty"`
 }
 
 // Exposure answers "who consumes fields tagged tag (PII …), since when?":

@@ -462,5 +462,9 @@ func (lin *Lineage) Exposure(ctx context.Context, subject, tag string) ([]lineag
 	if err != nil {
 		return nil, err
 	}
-	return g.Exposure(tag), nil
+	out := g.Exposure(tag)
+	if err := s.annotateEncryption(ctx, out); err != nil { // encryption_coverage.go
+		return nil, err
+	}
+	return out, nil
 }
