@@ -85,7 +85,10 @@
 //   - a decreased exclusiveMaximum is compared with the writer's
 //     exclusiveMaximum (Confluent compares it with maximum and fails when
 //     there is none);
-//   - chains of "$ref" are followed to the schema they end at.
+//   - chains of "$ref" are followed to the schema they end at;
+//   - a pattern rewritten as the same regular expression ("^a$" and
+//     "(?:^a$)": equal simplified syntax trees) is unchanged (Confluent
+//     compares the text: PATTERN_CHANGED).
 //
 // Every schema is validated against its draft's meta-schema, which Confluent
 // (Everit) does not do: a schema Confluent registers but that breaks its
