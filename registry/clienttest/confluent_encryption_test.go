@@ -212,6 +212,17 @@ func TestConfluentFieldEncryption(t *testing.T) {
 		}
 	}
 
+	// The PII map says the field is encrypted, by which rule and KEK.
+	var pii []struct {
+		Path       string
+		Encryption *struct{ Rule, Type, Kek, KmsType string }
+	}
+	getJSON(t, s.URL+"/governance/lineage/pii?subject="+subject, &pii)
+	if len(pii) != 1 || pii[0].Path != ".email" || pii[0].Encryption == nil || pii[0].Encryption.Rule != "encrypt-pii" ||
+		pii[0].Encryption.Kek != kek || pii[0].Encryption.KmsType != "local-kms" {
+		t.Errorf("PII map %+v, want .email encrypted by encrypt-pii with %s", pii, kek)
+	}
+
 	read := func(secret string, executor bool) (PIICustomer, error) {
 		t.Helper()
 		// Tink keeps KMS clients process-wide: forget the writer's, so
