@@ -6,10 +6,15 @@ import (
 	"flag"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/charter-dev/charter/cmd/internal/cli"
@@ -143,5 +148,44 @@ func TestVerify(t *testing.T) {
 			}
 			golden(t, tc.name, strings.ReplaceAll(stdout, good, "REGISTRY"))
 		})
+	}
+}
+
+// TestUpcastUsesGlobalConnection: without --registry, upcast reads the
+// registry of charter.yaml (as every registry command does) and sends
+// --token; it used to fall back to 127.0.0.1:8081 and send no credential.
+func TestUpcastUsesGlobalConnection(t *testing.T) {
+	reg := newRegistry(t, centsToAmount)
+	target, err := url.Parse(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var auth []string
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	samples, err := filepath.Abs("testdata/samples.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "charter.yaml"), []byte("version: 1\nregistry: "+proxy.URL+"\nschemas:\n  - files: \"*.avsc\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, stdout, stderr := run(t, "upcast", "verify", "--subject", "OrderPlaced", "--samples", samples, "--token", "s3cret", "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"subject": "OrderPlaced"`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auth) == 0 || slices.ContainsFunc(auth, func(a string) bool { return a != "Bearer s3cret" }) {
+		t.Errorf("requests to charter.yaml's registry carried Authorization %q, want the --token on each", auth)
 	}
 }
