@@ -86,8 +86,10 @@ var knownDisagreements = map[compat.SchemaType]map[string]string{
 		"silent:refused/the reader refused the document _ _ failed": "the writer is a oneOf of the reader's schema and a wider " +
 			"alternative; Confluent (and Charter) accept a combined writer read by a plain reader when one alternative is compatible, " +
 			"and documents of the other alternative are refused. No evidence rule yet",
-		"strict:JSON_COMBINED_TYPE_SUBSCHEMAS_CHANGED": "the changed subschema is unreachable (the root's type is string or null, " +
-			"so its properties never apply); the rule judges the declaration",
+		"strict:JSON_COMBINED_TYPE_SUBSCHEMAS_CHANGED": "the rule pairs the alternatives of an anyOf one to one and refuses when a " +
+			"narrowed alternative has no compatible partner, but a document the narrowed alternative no longer matches still matches " +
+			"another (anyOf overlaps), so every document reads; or the changed subschema is unreachable (a root whose type is string " +
+			"or null never applies its properties). The rule judges the declarations",
 		"strict:JSON_PATTERN_CHANGED": "patterns are compared as text (a rewrite as the same regular expression, such as \"(?:^a$)\" for " +
 			"\"^a$\", is accepted since compat/jsonschema's samePattern; it was this class before); a wider pattern of other text is still " +
 			"refused, as Confluent does: the inclusion of ECMA-262 patterns is not decided",
@@ -95,8 +97,8 @@ var knownDisagreements = map[compat.SchemaType]map[string]string{
 			"forbids, so it admits no document (0 events): nothing can break, the rule compares the declarations",
 		"strict:JSON_TYPE_CHANGED": "the reader adds an allOf part requiring a property the writer already requires; Confluent's " +
 			"model compares an added allOf as a changed combined type and refuses it; every document reads",
-		"strict:JSON_TYPE_NARROWED": "the writer's multipleOf (4) makes every writer number an integer, so integer reads them all; " +
-			"the rule compares types without the multipleOf",
+		"strict:JSON_TYPE_NARROWED": "the writer's integer multipleOf (4, 5) makes every writer number an integer, so integer " +
+			"reads them all; the rule compares types without the multipleOf",
 	},
 }
 
@@ -106,6 +108,10 @@ const typeDecomposed = "a schema whose type changed but that keeps keywords of i
 	"against {\"type\": \"string\", \"maxLength\": 3}) is split, as Confluent's loaders do, into an allOf of a type part and a keyword " +
 	"part, and the comparison of those parts accepts it: every writer document is refused. Charter reproduces Confluent's verdict " +
 	"(a Confluent bug); the evidence shows the break. No evidence rule yet"
+
+// allExamples (EVIDENCE_HARNESS_EXAMPLES=1) logs every pair of every
+// class, to check a class's reasoning against all its pairs.
+var allExamples = os.Getenv("EVIDENCE_HARNESS_EXAMPLES") != ""
 
 type pairCase struct {
 	seed, mutation string
@@ -189,7 +195,7 @@ func differential(t *testing.T, typ compat.SchemaType) {
 				continue
 			}
 			seenClass[class] = true
-			if len(classes[class]) >= 2 {
+			if len(classes[class]) >= 2 && !allExamples {
 				classes[class] = append(classes[class], "")
 				continue
 			}
@@ -221,6 +227,11 @@ func differential(t *testing.T, typ compat.SchemaType) {
 			continue
 		}
 		t.Logf("%s: %d pairs: %s", c, n, why)
+		if allExamples {
+			for _, ex := range nonEmpty(classes[c]) {
+				t.Logf("    %s", ex)
+			}
+		}
 	}
 }
 
