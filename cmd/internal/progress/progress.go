@@ -80,21 +80,25 @@ func New(w io.Writer, o Options) *Bar {
 		if total <= 0 {
 			total = -1 // a spinner with the count and the rate
 		}
-		b.bar = progressbar.NewOptions64(total,
-			progressbar.OptionShowBytes(o.Bytes),
+		opts := []progressbar.Option{
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(o.Label),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionShowCount(),
-			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString(o.Unit),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionShowElapsedTimeOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionThrottle(100 * time.Millisecond),
 			progressbar.OptionSetRenderBlankState(true),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-		)
+		}
+		if o.Bytes {
+			// The count and the rate in kB, MB …
+			opts = append(opts, progressbar.OptionShowBytes(true))
+		} else {
+			opts = append(opts, progressbar.OptionShowIts(), progressbar.OptionSetItsString(o.Unit))
+		}
+		b.bar = progressbar.NewOptions64(total, opts...)
 	}
 	return b
 }

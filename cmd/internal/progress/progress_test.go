@@ -2,6 +2,7 @@ package progress_test
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -95,5 +96,25 @@ func TestSummary(t *testing.T) {
 		if got := progress.Summary("replay", "events", tc.n, tc.d); got != tc.want {
 			t.Errorf("Summary(%d, %s) = %q, want %q", tc.n, tc.d, got, tc.want)
 		}
+	}
+}
+
+func TestBytesBar(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	on := true
+	bar := progress.New(&b, progress.Options{Label: "export", Bytes: true, Terminal: &on})
+	bar.SetTotal(34000)
+	r := bar.Reader(strings.NewReader(strings.Repeat("x", 34000)))
+	if n, err := io.Copy(io.Discard, r); n != 34000 || err != nil {
+		t.Fatalf("copied %d, %v", n, err)
+	}
+	bar.Finish()
+	got := b.String()
+	if !strings.Contains(got, "100%") || !strings.Contains(got, "34/34 kB") || !strings.Contains(got, "B/s") || strings.Contains(got, "items") {
+		t.Errorf("bytes bar = %q, want 100%% at 34/34 kB with a byte rate", got)
+	}
+	if got := progress.SummaryBytes("import", 1_500_000, 2*time.Second); got != "import: 1.5 MB in 2s (750 kB/s)" {
+		t.Errorf("SummaryBytes = %q", got)
 	}
 }
