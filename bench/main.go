@@ -308,10 +308,23 @@ func (c chainRow) curve() string {
 	for _, v := range checkpoints(len(c.lat)) {
 		parts = append(parts, fmt.Sprintf("v%d %s", v, ms(c.lat[v-1])))
 	}
+	parts = append(parts, "last 10 median "+ms(c.tail()))
 	if c.rss != "" {
 		parts = append(parts, "RSS "+c.rss, "peak "+c.hwm)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tail is the median latency of the last 10 versions (fewer when the
+// chain is shorter): one registration's latency is one sample on a
+// shared machine.
+func (c chainRow) tail() time.Duration {
+	n := min(10, len(c.lat))
+	xs := make([]float64, n)
+	for i, d := range c.lat[len(c.lat)-n:] {
+		xs[i] = float64(d)
+	}
+	return time.Duration(median(xs))
 }
 
 func checkpoints(n int) []int {
@@ -358,17 +371,17 @@ func report(o options, rows []row, regs []regRow, chains []chainRow, withPeer bo
 		for _, v := range cps {
 			fmt.Fprintf(&b, " v%d |", v)
 		}
-		b.WriteString(" RSS after | peak RSS |\n|---|")
+		b.WriteString(" last 10, median | RSS after | peak RSS |\n|---|")
 		for range cps {
 			b.WriteString("---:|")
 		}
-		b.WriteString("---:|---:|\n")
+		b.WriteString("---:|---:|---:|\n")
 		for _, c := range chains {
 			fmt.Fprintf(&b, "| %s |", c.name)
 			for _, v := range cps {
 				fmt.Fprintf(&b, " %s |", ms(c.lat[v-1]))
 			}
-			fmt.Fprintf(&b, " %s | %s |\n", orDash(c.rss), orDash(c.hwm))
+			fmt.Fprintf(&b, " %s | %s | %s |\n", ms(c.tail()), orDash(c.rss), orDash(c.hwm))
 		}
 	}
 	fmt.Fprintf(&b, "\nCharter's resident memory at the end: %s (peak %s).\n", rssNow, hwm)
