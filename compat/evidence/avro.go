@@ -40,13 +40,16 @@ type avroEngine struct {
 	// differ in their pruned writer only by the symbols the reader may
 	// lack, and few pruned writers are parsed.
 	readerSymbols map[string]map[string]bool
+	// readerDefaults marks the reader's enums (by simple name and
+	// alias) that have a default.
+	readerDefaults map[string]bool
 	// recursive is a writer that uses a record inside itself, read
 	// with the writer unrolled to each event.
 	recursive     bool
 	unrolledCache map[string]*prunedPair
 }
 
-func collectEnums(s hamba.Schema, out map[string]map[string]bool, seen map[string]bool) {
+func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults, seen map[string]bool) {
 	s = deref(s)
 	if n, ok := s.(hamba.NamedSchema); ok {
 		if seen[n.FullName()] {
@@ -64,21 +67,24 @@ func collectEnums(s hamba.Schema, out map[string]map[string]bool, seen map[strin
 			if out[n] == nil {
 				out[n] = map[string]bool{}
 			}
+			if t.HasDefault() {
+				defaults[n] = true
+			}
 			for _, sym := range t.Symbols() {
 				out[n][sym] = true
 			}
 		}
 	case *hamba.RecordSchema:
 		for _, f := range t.Fields() {
-			collectEnums(f.Type(), out, seen)
+			collectEnums(f.Type(), out, defaults, seen)
 		}
 	case *hamba.ArraySchema:
-		collectEnums(t.Items(), out, seen)
+		collectEnums(t.Items(), out, defaults, seen)
 	case *hamba.MapSchema:
-		collectEnums(t.Values(), out, seen)
+		collectEnums(t.Values(), out, defaults, seen)
 	case *hamba.UnionSchema:
 		for _, b := range t.Types() {
-			collectEnums(b, out, seen)
+			collectEnums(b, out, defaults, seen)
 		}
 	}
 }
@@ -94,7 +100,8 @@ type prunedPair struct {
 func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{},
 		unrolledCache: map[string]*prunedPair{}}
-	collectEnums(r.Hamba(), e.readerSymbols, map[string]bool{})
+	e.readerDefaults = map[string]bool{}
+	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
 	// hamba's Resolve recurses without end on a recursive writer record
 	// (its resolve has no guard for a type already on the path, and the
 	// stack overflow is fatal): such a writer is unrolled per event
@@ -183,7 +190,16 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 		wschema, wapi, wv = p.writer, p.api, uv
 		resolved, rapi, rerr = p.resolved, p.rapi, p.err
 	} else if e.fullErr != nil {
-		p := e.prune(g)
+		// Enums first: events differ mostly in their symbols, and
+		// an enum-pruned writer keeps every symbol the reader knows,
+		// so few of them cover the events. When that does not
+		// resolve, the event is refused for certain if it holds a
+		// symbol that a reader enum without default lacks; else the
+		// unions are pruned too.
+		p := e.prune(g, false)
+		if p.writer == nil || p.err != nil && !e.surelyRefused(g) {
+			p = e.prune(g, true)
+		}
 		if p.writer == nil {
 			return nil, false
 		}
@@ -577,12 +593,31 @@ func fixedBytes(v any) ([]byte, bool) {
 	return b, true
 }
 
-// prune returns the writer restricted to the union branches and enum
-// symbols of g's event, resolved against the reader (cached per
-// restriction).
-func (e *avroEngine) prune(g *avroGen) *prunedPair {
+// surelyRefused reports whether g's event holds an enum symbol that the
+// reader's enum of that name lacks and has no default for: the
+// specification refuses such a datum, whatever else it holds.
+func (e *avroEngine) surelyRefused(g *avroGen) bool {
+	for en, used := range g.enums {
+		known, ok := e.readerSymbols[en.Name()]
+		if !ok || e.readerDefaults[en.Name()] {
+			continue
+		}
+		for sym := range used {
+			if !known[sym] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prune returns the writer restricted to the enum symbols (and, with
+// unions, the union branches) of g's event, resolved against the reader
+// (cached per restriction).
+func (e *avroEngine) prune(g *avroGen, unions bool) *prunedPair {
 	var sig strings.Builder
-	p := &pruner{g: g, named: map[string]bool{}, sig: &sig, known: e.readerSymbols}
+	fmt.Fprintf(&sig, "%v;", unions)
+	p := &pruner{g: g, named: map[string]bool{}, sig: &sig, known: e.readerSymbols, unions: unions}
 	text := p.schema(e.writer.Hamba())
 	key := sig.String()
 	if pp, ok := e.pruned[key]; ok {
@@ -613,6 +648,8 @@ type pruner struct {
 	named map[string]bool
 	sig   *strings.Builder
 	known map[string]map[string]bool
+	// unions prunes unions too (else only enums).
+	unions bool
 }
 
 func (p *pruner) schema(s hamba.Schema) any {
@@ -664,6 +701,9 @@ func (p *pruner) schema(s hamba.Schema) any {
 		out["fields"] = fields
 	case *hamba.UnionSchema:
 		used := p.g.unions[t]
+		if !p.unions {
+			used = nil
+		}
 		var branches []any
 		var kept []int
 		for i, b := range t.Types() {
