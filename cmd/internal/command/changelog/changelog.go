@@ -35,7 +35,8 @@ additive; patch: no structural change) and its changes as sentences, with the
 deprecations and extensions declared through the registry.`,
 		Example: `  charter changelog shipments-value
   charter changelog shipments-value -o markdown > CHANGELOG.md`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json", "markdown")
 			if err != nil {

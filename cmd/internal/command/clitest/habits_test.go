@@ -309,6 +309,9 @@ func TestCompleteFromRegistry(t *testing.T) {
 		{[]string{"lineage", "impact", "--subject", "ship"}, []string{"shipments-value"}},
 		{[]string{"lineage", "impact", "--subject", "shipments-value", "--version", ""}, []string{"1", "2"}},
 		{[]string{"upcast", "replay", "--subject", "events-value", "--target", ""}, []string{"1"}},
+		{[]string{"deprecate", "s"}, []string{"shipments-value"}},
+		{[]string{"deprecate", "shipments-value", ""}, nil},
+		{[]string{"lineage", "producers", "list", "e"}, []string{"events-value"}},
 	} {
 		r := clitest.Run(t, append([]string{"__complete", "--registry", url}, tc.args...)...)
 		var got []string

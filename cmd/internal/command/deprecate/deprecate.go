@@ -58,6 +58,7 @@ extension until when; --within DAYS keeps those expiring within DAYS days.`,
   charter deprecate --undo shipments-value .carrier_code
   charter deprecate --calendar --within 30
   charter deprecate --calendar --subject shipments-value -o json`,
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if calendarOn {
 				if len(args) > 0 {

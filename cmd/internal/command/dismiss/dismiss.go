@@ -54,7 +54,7 @@ the subject's dismissals (who, when, why); --undo removes the one of FIELD and
   charter dismiss orders-value --list -o json
   charter dismiss orders-value .note --pattern PII_PERSON_NAME --undo`,
 		Args:              cobra.RangeArgs(1, 2),
-		ValidArgsFunction: global.CompleteSubjects,
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {

@@ -41,7 +41,8 @@ extension runs, registrations that keep the item pass with a notice. Granting ag
 replaces the consumer's extension; --revoke removes it.`,
 		Example: `  charter extend shipments-value .carrier_code --consumer billing --days 30 --reason 'Q2 release' --approver alice
   charter extend shipments-value .carrier_code --consumer billing --revoke`,
-		Args: cobra.ExactArgs(2),
+		Args:              cobra.ExactArgs(2),
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {

@@ -162,3 +162,13 @@ func LevelValues() []string {
 	}
 	return out
 }
+
+// CompleteSubjectThenNothing is a cobra.ValidArgsFunction for SUBJECT
+// followed by arguments that are neither files nor known values (ITEM,
+// FIELD): the registry's subjects, then nothing.
+func CompleteSubjectThenNothing(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return subjects(cmd, toComplete), cobra.ShellCompDirectiveNoFileComp
+}

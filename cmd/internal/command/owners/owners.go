@@ -37,7 +37,8 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 		Example: `  charter owners
   charter owners shipments-value --team logistics --contact '#logistics' --description 'parcels on their way'
   charter owners shipments-value --delete`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {

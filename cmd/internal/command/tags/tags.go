@@ -44,7 +44,8 @@ version's metadata.tags had them. --clear removes them.`,
 		Example: `  charter tags orders-value
   charter tags orders-value --set '**.customer_email=PII' --set 'shop.Order.note=SENSITIVE,FREE_TEXT'
   charter tags orders-value --clear`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: global.CompleteSubjectThenNothing,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cl, err := c.Client(cmd, "text", "json")
 			if err != nil {
