@@ -21,12 +21,16 @@
 //     decoding error, a document its schema does not validate).
 //
 // Fields the writer sends and the reader does not declare are projected
-// away, as every reader does on purpose; that is not a loss.
+// away, as every reader does on purpose; that is not a loss (except the
+// member a writer set of a oneof whose other members the reader keeps:
+// the reader's oneof reads as unset).
 //
 // Per format: Avro encodes with hamba/avro and reads with hamba's schema
 // resolution (per event, so that an event that uses only readable union
 // branches and enum symbols is read, as the specification resolves
-// datum by datum); Protobuf builds dynamicpb messages of the writer's
+// datum by datum; a writer recursive through unions is unrolled to each
+// event, one recursive through an array or a map is not read); Protobuf
+// builds dynamicpb messages of the writer's
 // descriptors, marshals them and unmarshals the wire bytes with the
 // reader's descriptors (so proto3 UTF-8 validation and proto2 closed enums
 // apply as in every conforming runtime); JSON Schema generates documents,
