@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/dek"
 	"github.com/charter-dev/charter/registry/dump"
+	"github.com/charter-dev/charter/registry/postgres"
+	"github.com/charter-dev/charter/registry/postgres/pgtest"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -118,5 +121,31 @@ func TestExportWithoutKeys(t *testing.T) {
 	populate(t, src, clk)
 	if b := exportBytes(t, src); bytes.Contains(b, []byte(`"keks"`)) || bytes.Contains(b, []byte(`"deks"`)) {
 		t.Errorf("a registry without keys exports keks or deks members")
+	}
+}
+
+// TestExportImportKeysPostgres: keys exported from SQLite and imported
+// into PostgreSQL export the same bytes (runs with
+// REGISTRY_TEST_POSTGRES_DSN).
+func TestExportImportKeysPostgres(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	src, clk := newGovService(t)
+	populate(t, src, clk)
+	populateKeys(t, src, clk)
+	b1 := exportBytes(t, src)
+	d1 := must[*dump.Dump](t, "read")(dump.Read(b1))
+	store, err := postgres.Open(t.Context(), dsn, postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	dclk := &clock{now: day0}
+	dclk.Day(11)
+	dst := registry.NewService(store, formats.Formats(), registry.WithClock(dclk.Now))
+	if _, err := dst.Import(as(t, "root"), d1, registry.ImportOptions{}); err != nil {
+		t.Fatalf("import into PostgreSQL: %v", err)
+	}
+	if got := withoutImportEntry(t, exportBytes(t, dst), "root", dclk.Now()); !bytes.Equal(got, b1) {
+		t.Errorf("PostgreSQL exports differently: %s", dump.Diff(d1, must[*dump.Dump](t, "read")(dump.Read(got)), 0))
 	}
 }
