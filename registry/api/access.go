@@ -57,12 +57,13 @@ func (k accessKind) String() string {
 // refuses a pattern missing here, so a new endpoint cannot be added
 // without saying who may call it.
 var routeAccess = map[string]access{
-	"GET /{$}":          {kind: read},
-	"GET /health":       {kind: public},
-	"GET /health/live":  {kind: public},
-	"GET /health/ready": {kind: public},
-	"GET /livez":        {kind: public},
-	"GET /readyz":       {kind: public},
+	"GET /{$}":            {kind: read},
+	"GET /health":         {kind: public},
+	"GET /health/live":    {kind: public},
+	"GET /health/ready":   {kind: public},
+	"GET /health/startup": {kind: public},
+	"GET /livez":          {kind: public},
+	"GET /readyz":         {kind: public},
 	// Prometheus scrapers often have no credentials: serve
 	// --metrics-public lets them in.
 	"GET /metrics":             {kind: read, publicWhen: func(o Options) bool { return o.Metrics.Public }},

@@ -132,6 +132,7 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /health/live", s.health)
 	mux.HandleFunc("GET /health/ready", s.ready)
+	mux.HandleFunc("GET /health/startup", s.ready)
 	mux.HandleFunc("GET /livez", s.health)
 	mux.HandleFunc("GET /readyz", s.ready)
 	mux.HandleFunc("GET /metrics", s.serveMetrics)

@@ -133,7 +133,7 @@ func TestConfluentAPIDocumented(t *testing.T) {
 		cmp = "/compatibility/subjects/{subject}/versions"
 	)
 	e.call(200, "GET", "/", "/", "")
-	for _, p := range []string{"/health", "/health/live", "/health/ready", "/livez", "/readyz"} {
+	for _, p := range []string{"/health", "/health/live", "/health/ready", "/health/startup", "/livez", "/readyz"} {
 		e.call(200, "GET", p, p, "")
 	}
 	e.call(200, "GET", "/openapi.json", "/openapi.json", "")

@@ -131,11 +131,11 @@ func lastLogLine(t *testing.T, e *env) string {
 	return ""
 }
 
-// TestProbes: /livez and /readyz answer as /health/live and /health/ready,
-// without credentials.
+// TestProbes: /livez, /readyz and /health/startup answer as /health/live
+// and /health/ready, without credentials.
 func TestProbes(t *testing.T) {
 	e := newAuthEnv(t, "")
-	for _, p := range []string{"/livez", "/readyz", "/health/live", "/health/ready"} {
+	for _, p := range []string{"/livez", "/readyz", "/health/live", "/health/ready", "/health/startup"} {
 		rec := e.serve("GET", p, "")
 		if rec.Code != 200 || rec.Body.String() != `{"status":"UP"}` {
 			t.Errorf("GET %s: %d %s", p, rec.Code, rec.Body.String())
