@@ -100,13 +100,21 @@ func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
 // newCandidate resolves req's references in tx, parses the schema and
 // computes its stored text and fingerprint.
 func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool) (candidate, error) {
-	deps, err := s.resolveReferences(ctx, tx, req.References)
-	if err != nil {
-		return candidate{}, err
-	}
-	p, err := f.Parse(req.Schema, deps)
-	if err != nil {
-		return candidate{}, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
+	return s.newCandidateFrom(ctx, tx, f, req, normalize, nil)
+}
+
+// newCandidateFrom is newCandidate with the schema already parsed (pre,
+// when not nil: parsed by f from req.Schema without references).
+func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool, pre compat.Schema) (candidate, error) {
+	p := pre
+	if p == nil || len(req.References) > 0 {
+		deps, err := s.resolveReferences(ctx, tx, req.References)
+		if err != nil {
+			return candidate{}, err
+		}
+		if p, err = f.Parse(req.Schema, deps); err != nil {
+			return candidate{}, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
+		}
 	}
 	refs := req.References
 	// Pin "latest" references to the version they resolved to, so that
@@ -268,6 +276,10 @@ type registration struct {
 	sent         RegisterRequest
 	sentFormat   compat.Format
 	contractOnly bool
+	// parsed is the schema sent, parsed before the transaction when it
+	// has no references (a pure function of its text, then): the write
+	// transaction, which registrations take in turn, does not parse.
+	parsed compat.Schema
 
 	// Set by checkMode and prepare: the subject (alias resolved), the
 	// request with the config's metadata and rule set merged in, and
@@ -303,6 +315,11 @@ func (s *Service) newRegistration(subject string, req RegisterRequest) (*registr
 		var err error
 		if r.sentFormat, err = s.checkRequest(&r.sent); err != nil {
 			return nil, err
+		}
+		if len(r.sent.References) == 0 {
+			// A schema that does not parse is parsed again, and refused,
+			// in the transaction, after the checks that come first.
+			r.parsed, _ = r.sentFormat.Parse(r.sent.Schema, nil)
 		}
 	}
 	return r, nil
@@ -398,7 +415,11 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	// (RestApiTest.testNormalizeConfigFallbackNotAppliedInImportMode,
 	// testExplicitNormalizeIgnoredInImportMode).
 	normalize := r.mode != ModeImport && (req.Normalize || (cfg.Normalize != nil && *cfg.Normalize))
-	cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+	var pre compat.Schema
+	if !r.contractOnly {
+		pre = r.parsed
+	}
+	cand, err := s.newCandidateFrom(ctx, tx, f, req, normalize, pre)
 	if err != nil {
 		return err
 	}
