@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -75,32 +76,40 @@ func TestConfluentProtobufRestApiTest_testBasic(t *testing.T) {
 }
 
 // Schemas of the reference tests: a referenced message and a referrer
-// that imports it and Confluent's meta.proto (built in, as in Confluent).
+// that imports it and Confluent's meta.proto.
 const (
 	pbRef  = "syntax = \"proto3\";\npackage shop.test;\n\nmessage Supplier {\n  string supplier_id = 1;\n  bool active = 2;\n}\n"
 	pbRoot = "syntax = \"proto3\";\npackage shop.test;\n\nimport \"supplier.proto\";\nimport \"confluent/meta.proto\";\n\nmessage Listing {\n  option (confluent.message_meta) = {\n    doc: \"Listing\"\n  };\n\n  string listing_id = 1;\n  .shop.test.Supplier supplier = 2 [(confluent.field_meta) = {\n    doc: \"Supplier\"\n  }];\n}\n"
-	// pbRootRefs names the reference the way Confluent's test does.
-	pbRootRefs = `[{"name":"supplier.proto","subject":"reference","version":1}]`
+	// pbRootRefs names the references the way Confluent's test does:
+	// meta.proto registered as a subject of its own name.
+	pbRootRefs = `[{"name":"supplier.proto","subject":"reference","version":1},{"name":"confluent/meta.proto","subject":"confluent/meta.proto","version":1}]`
 )
 
 // TestConfluentProtobufRestApiTest_testSchemaReferences: protobuf
-// RestApiTest.testSchemaReferences, a referrer registers with its
-// reference, reads back by id (canonical layout), and with
-// format=serialized as a
+// RestApiTest.testSchemaReferences, Confluent's meta.proto registers as
+// a subject (as Confluent's Java serializer registers it), a referrer
+// registers with references to it and to another file, reads back by id
+// (canonical layout), and with format=serialized as a
 // base64 FileDescriptorProto with the same references; a lookup finds it
 // (format=serialized answers the descriptor), and latest with
 // format=serialized answers the descriptor too.
 func TestConfluentProtobufRestApiTest_testSchemaReferences(t *testing.T) {
+	// Charter's own copy of meta.proto, which it also resolves built in.
+	meta, err := os.ReadFile("../../compat/protobuf/include/confluent/meta.proto")
+	if err != nil {
+		t.Fatal(err)
+	}
 	e := newEnvFormats(t, allFormats)
 	e.run([]step{
-		{method: "POST", path: "/subjects/reference/versions", body: pbTyped(pbRef), json: `{"id":1}`},
-		{method: "POST", path: "/subjects/referrer/versions", body: pbTyped(pbRoot, `"references":`+pbRootRefs), json: `{"id":2}`},
-		{method: "GET", path: "/schemas/ids/2", contains: []string{`"schema":` + jsonString(pbCanonical(pbRoot)), `"references":` + pbRootRefs}},
-		{method: "GET", path: "/schemas/ids/2?format=serialized", contains: []string{`"references":` + pbRootRefs}},
-		{method: "POST", path: "/subjects/referrer", body: pbTyped(pbRoot, `"references":`+pbRootRefs), contains: []string{`"id":2`, `"version":1`}},
-		{method: "GET", path: "/subjects/referrer/versions/latest", contains: []string{`"id":2`}},
+		{method: "POST", path: "/subjects/confluent%2Fmeta.proto/versions", body: pbTyped(string(meta)), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/reference/versions", body: pbTyped(pbRef), json: `{"id":2}`},
+		{method: "POST", path: "/subjects/referrer/versions", body: pbTyped(pbRoot, `"references":`+pbRootRefs), json: `{"id":3}`},
+		{method: "GET", path: "/schemas/ids/3", contains: []string{`"schema":` + jsonString(pbCanonical(pbRoot)), `"references":` + pbRootRefs}},
+		{method: "GET", path: "/schemas/ids/3?format=serialized", contains: []string{`"references":` + pbRootRefs}},
+		{method: "POST", path: "/subjects/referrer", body: pbTyped(pbRoot, `"references":`+pbRootRefs), contains: []string{`"id":3`, `"version":1`}},
+		{method: "GET", path: "/subjects/referrer/versions/latest", contains: []string{`"id":3`}},
 	})
-	for _, path := range []string{"/schemas/ids/2?format=serialized", "/subjects/referrer/versions/latest?format=serialized"} {
+	for _, path := range []string{"/schemas/ids/3?format=serialized", "/subjects/referrer/versions/latest?format=serialized"} {
 		s := schemaField(t, e.mustDo("GET", path, ""))
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil || strings.Contains(s, "syntax") {
 			t.Fatalf("GET %s: schema %q is not a base64 descriptor (%v)", path, s, err)
