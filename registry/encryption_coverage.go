@@ -14,9 +14,10 @@ import (
 // The PII map (GET /governance/lineage/pii) says which tagged fields
 // Confluent's client-side field encryption covers: a field is encrypted
 // when the rule set of its subject's latest version has an enabled
-// ENCRYPT domain rule whose tags include one of the field's (the rule
-// executor encrypts exactly the fields so tagged), or an ENCRYPT_PAYLOAD
-// rule (the whole payload). Its keys live in the DEK registry
+// ENCRYPT domain rule whose tags include one of the field's tags in the
+// schema or its metadata.tags (the rule executor encrypts exactly the
+// fields so tagged; it never sees Charter's governance tags), or an
+// ENCRYPT_PAYLOAD rule (the whole payload). Its keys live in the DEK registry
 // (registry/dek).
 
 // encryptRule is one ENCRYPT or ENCRYPT_PAYLOAD rule of a rule set.
@@ -62,12 +63,27 @@ func encryptRules(ruleSet json.RawMessage) []encryptRule {
 	return out
 }
 
+// AnnotateEncryption sets the Encryption of every exposure an encryption
+// rule of its subject's latest version covers (and clears the others'):
+// for exposures made outside Exposure, as the web UI's PII map adds the
+// tagged fields of subjects lineage does not name.
+func (lin *Lineage) AnnotateEncryption(ctx context.Context, out []lineage.Exposure) error {
+	for i := range out {
+		out[i].Encryption = nil
+	}
+	return lin.s.annotateEncryption(ctx, out)
+}
+
 // annotateEncryption sets the Encryption of every exposure an encryption
 // rule of its subject's latest version covers.
 func (s *Service) annotateEncryption(ctx context.Context, out []lineage.Exposure) error {
 	type latest struct {
 		version int
 		rules   []encryptRule
+		// tags are each field's tags as a client's rule executor sees
+		// them: in the schema and in its metadata.tags, not Charter's
+		// governance tags, which no client reads.
+		tags map[string][]string
 	}
 	bySubject := map[string]latest{}
 	for i := range out {
@@ -82,10 +98,20 @@ func (s *Service) annotateEncryption(ctx context.Context, out []lineage.Exposure
 			default:
 				l = latest{version: ss.Version, rules: encryptRules(ss.Schema.RuleSet)}
 			}
+			if len(l.rules) > 0 {
+				tv, err := s.Governance().Tags(ctx, e.Subject)
+				if err != nil {
+					return err
+				}
+				l.tags = map[string][]string{}
+				for _, f := range tv.Fields {
+					l.tags[f.Path] = append(append([]string(nil), f.Inline...), f.Metadata...)
+				}
+			}
 			bySubject[e.Subject] = l
 		}
 		for _, r := range l.rules {
-			if r.covers(e.Tags) {
+			if r.covers(l.tags[e.Path]) {
 				e.Encryption = &lineage.Encryption{Rule: r.Name, Type: r.Type, Version: l.version,
 					Kek: r.Params["encrypt.kek.name"], KmsType: r.Params["encrypt.kms.type"]}
 				break

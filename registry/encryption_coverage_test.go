@@ -51,6 +51,25 @@ func TestPIIMapEncryption(t *testing.T) {
 		t.Errorf(".buyer_email: %+v, want covered by the ENCRYPT_PAYLOAD rule", e)
 	}
 
+	// A field tagged PII by Charter's governance tags only: no client
+	// sees that tag, so the ENCRYPT rule on PII does not cover it.
+	mustRegister(t, svc, "profiles-value", registry.RegisterRequest{Schema: `{"type":"record","name":"Profile","fields":[{"name":"nickname","type":"string"}]}`,
+		RuleSet: []byte(`{"domainRules":[{"name":"encrypt-pii","kind":"TRANSFORM","mode":"WRITEREAD","type":"ENCRYPT","tags":["PII"]}]}`)})
+	if _, err := svc.Governance().SetTags(t.Context(), "profiles-value", map[string][]string{".nickname": {"PII"}}); err != nil {
+		t.Fatal(err)
+	}
+	// AnnotateEncryption (the web UI's PII map, whose exposures carry only
+	// the tags asked for) reads the field's own tags: .phone is covered by
+	// its CONTACT tag, .nickname not by its governance PII tag.
+	ex := []lineage.Exposure{{Subject: "profiles-value", Path: ".nickname", Tags: []string{"PII"}},
+		{Subject: "customers-value", Path: ".phone", Tags: []string{"PII"}}}
+	if err := svc.Lineage().AnnotateEncryption(t.Context(), ex); err != nil {
+		t.Fatal(err)
+	}
+	if ex[0].Encryption != nil || ex[1].Encryption == nil || ex[1].Encryption.Rule != "encrypt-contact" {
+		t.Errorf("AnnotateEncryption: .nickname %+v, .phone %+v; want .nickname in the clear, .phone by encrypt-contact", ex[0].Encryption, ex[1].Encryption)
+	}
+
 	// A later version whose rule set has no rule (a registration without
 	// a ruleSet would inherit the previous one, as in Confluent): the map
 	// follows the latest.

@@ -29,6 +29,7 @@ type piiView struct {
 	Tags       []option
 	Exposures  []lineage.Exposure
 	Read       int
+	Encrypted  int // tagged fields an encryption rule covers
 	Suspects   []suspectRow
 	Dismissals []dismissalRow
 	Subject    string
@@ -109,6 +110,11 @@ func (u *ui) piiPage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// Which tagged fields client-side encryption (an ENCRYPT rule) covers.
+	if err := u.svc.Lineage().AnnotateEncryption(ctx, v.Exposures); err != nil {
+		u.fail(w, r, err)
+		return
+	}
 	slices.SortStableFunc(v.Exposures, func(a, b lineage.Exposure) int {
 		if c := strings.Compare(a.Subject, b.Subject); c != 0 {
 			return c
@@ -118,6 +124,9 @@ func (u *ui) piiPage(w http.ResponseWriter, r *http.Request) {
 	for _, e := range v.Exposures {
 		if len(e.Readers) > 0 {
 			v.Read++
+		}
+		if e.Encryption != nil {
+			v.Encrypted++
 		}
 	}
 	sus, err := u.svc.Governance().PIISuspects(ctx, v.Subject)
