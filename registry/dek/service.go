@@ -260,9 +260,9 @@ func (s *Service) CreateKek(ctx context.Context, r CreateKekRequest) (Kek, error
 		out = k
 		var before any
 		if ok {
-			before = old
+			before = auditKek(old)
 		}
-		return audit(ActionKekCreate, "", r.Name, before, k)
+		return audit(ActionKekCreate, "", r.Name, before, auditKek(k))
 	})
 	return out, err
 }
@@ -312,7 +312,7 @@ func (s *Service) UpdateKek(ctx context.Context, name string, r UpdateKekRequest
 			return fmt.Errorf("store kek %q: %w", name, err)
 		}
 		out = k
-		return audit(ActionKekUpdate, "", name, old, k)
+		return audit(ActionKekUpdate, "", name, auditKek(old), auditKek(k))
 	})
 	return out, err
 }
@@ -344,7 +344,7 @@ func (s *Service) DeleteKek(ctx context.Context, name string, permanent bool) er
 			if err := tx.DeleteKek(ctx, name); err != nil {
 				return fmt.Errorf("delete kek %q: %w", name, err)
 			}
-			return audit(ActionKekDelete, "", name, old, nil)
+			return audit(ActionKekDelete, "", name, auditKek(old), nil)
 		}
 		if old.Deleted {
 			return nil
@@ -354,7 +354,7 @@ func (s *Service) DeleteKek(ctx context.Context, name string, permanent bool) er
 		if err := tx.PutKek(ctx, k); err != nil {
 			return fmt.Errorf("store kek %q: %w", name, err)
 		}
-		return audit(ActionKekDelete, "", name, old, k)
+		return audit(ActionKekDelete, "", name, auditKek(old), auditKek(k))
 	})
 }
 
@@ -374,7 +374,7 @@ func (s *Service) UndeleteKek(ctx context.Context, name string) error {
 		if err := tx.PutKek(ctx, k); err != nil {
 			return fmt.Errorf("store kek %q: %w", name, err)
 		}
-		return audit(ActionKekUndelete, "", name, old, k)
+		return audit(ActionKekUndelete, "", name, auditKek(old), auditKek(k))
 	})
 }
 
@@ -585,6 +585,19 @@ func (s *Service) CreateDek(ctx context.Context, kekName string, r CreateDekRequ
 		return audit(ActionDekCreate, r.Subject, dekTarget(d.ID()), before, auditDek(d))
 	})
 	return out, err
+}
+
+// auditKek is what the audit log keeps of a KEK: its kmsProps' names,
+// not their values, which may be KMS credentials (the audit log is
+// readable by every principal; GET .../keks/{name}, as Confluent's,
+// answers them).
+func auditKek(k Kek) Kek {
+	props := make(map[string]string, len(k.KmsProps))
+	for name := range k.KmsProps {
+		props[name] = "(set)"
+	}
+	k.KmsProps = props
+	return k
 }
 
 // auditDek is what the audit log keeps of a DEK: everything but the key

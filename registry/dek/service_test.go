@@ -169,4 +169,7 @@ func TestAuditEntries(t *testing.T) {
 	if d := auditDek(m.deks[DekID{"k", "s", AES256GCM, 1}]); d.EncryptedKeyMaterial != "" || d.KeyMaterial != "" {
 		t.Errorf("audited DEK %+v holds key material", d)
 	}
+	if k := auditKek(Kek{Name: "k", KmsProps: map[string]string{"token": "s3cret"}}); k.KmsProps["token"] != "(set)" {
+		t.Errorf("audited KEK %+v holds a kmsProps value", k)
+	}
 }
