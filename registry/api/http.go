@@ -107,6 +107,9 @@ func marshalJSON(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// noCache is the Cache-Control of every answer that sets none itself.
+const noCache = "no-cache, no-store, must-revalidate"
+
 // writeRaw sends body as it is, with the response headers Confluent's
 // server sets on every answer (RestApiTest.testHttpResponseHeaders): no
 // caching, and X-XSS-Protection; no Strict-Transport-Security.
@@ -115,7 +118,7 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 	h["Content-Type"] = []string{ContentType}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	if _, ok := h["Cache-Control"]; !ok {
-		h["Cache-Control"] = []string{"no-cache, no-store, must-revalidate"}
+		h["Cache-Control"] = []string{noCache}
 	}
 	h["X-Xss-Protection"] = []string{"1; mode=block"}
 	w.WriteHeader(status)

@@ -157,11 +157,18 @@ type viewRecorder struct {
 func (rw *viewRecorder) WriteHeader(status int) {
 	if rw.status == 0 {
 		rw.status = status
-		n := len(rw.Header())
-		for _, k := range []string{"Content-Type", "Content-Length"} {
-			if _, ok := rw.Header()[k]; ok {
+		// writeRaw's own headers are the content's too: its type and
+		// length, and the Cache-Control and X-Xss-Protection every
+		// answer carries (a handler's own Cache-Control is not).
+		h := rw.Header()
+		n := len(h)
+		for _, k := range []string{"Content-Type", "Content-Length", "X-Xss-Protection"} {
+			if _, ok := h[k]; ok {
 				n--
 			}
+		}
+		if cc := h["Cache-Control"]; len(cc) == 1 && cc[0] == noCache {
+			n--
 		}
 		rw.skip = n > rw.pre
 	}

@@ -153,3 +153,41 @@ func TestViewNoStaleLatest(t *testing.T) {
 		}
 	}
 }
+
+// TestViewServesRepeatedReads: a read path asked again with nothing
+// written between is answered from the view, not the store (each answer
+// carries Cache-Control and X-Xss-Protection, which are the content's
+// own headers, not a handler's reason to keep it out of the view).
+func TestViewServesRepeatedReads(t *testing.T) {
+	e := newEnv(t)
+	if code, _, body := e.do("POST", "/subjects/orders/versions", schemaBody(viewV1)); code != http.StatusOK {
+		t.Fatalf("register: %d %s", code, body)
+	}
+	reads := func() int {
+		t.Helper()
+		_, _, body := e.do("GET", "/metrics", "")
+		for _, line := range strings.Split(body, "\n") {
+			if strings.HasPrefix(line, `charter_store_transaction_duration_seconds_count{kind="read",operation="get version"}`) {
+				f := strings.Fields(line)
+				n, err := strconv.Atoi(f[len(f)-1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		return 0
+	}
+	before := reads()
+	var first string
+	for i := range 5 {
+		code, _, body := e.do("GET", "/subjects/orders/versions/latest", "")
+		if code != http.StatusOK || (i > 0 && body != first) {
+			t.Fatalf("read %d: %d %s", i+1, code, body)
+		}
+		first = body
+	}
+	if got := reads() - before; got != 1 {
+		t.Fatalf("5 reads of latest read the store %d times, want 1 (the rest from the view)", got)
+	}
+}
