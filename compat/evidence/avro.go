@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -43,6 +44,10 @@ type avroEngine struct {
 	// readerDefaults marks the reader's enums (by simple name and
 	// alias) that have a default.
 	readerDefaults map[string]bool
+	// enumList and unionList are the writer's enums and unions, in the
+	// order a walk meets them (prune's key).
+	enumList  []*hamba.EnumSchema
+	unionList []*hamba.UnionSchema
 	// recursive is a writer that uses a record inside itself, read
 	// with the writer unrolled to each event.
 	recursive     bool
@@ -95,6 +100,11 @@ type prunedPair struct {
 	resolved hamba.Schema
 	rapi     hamba.API
 	err      error
+	// compat caches refusedPath's checks of this writer's subtrees
+	// (hamba keys its cache by fingerprints, which name a named type
+	// a subtree refers to without its definition: one cache per
+	// writer, never shared between two).
+	compat *hamba.SchemaCompatibility
 }
 
 func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
@@ -102,6 +112,7 @@ func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 		unrolledCache: map[string]*prunedPair{}}
 	e.readerDefaults = map[string]bool{}
 	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
+	collectPruned(w.Hamba(), &e.enumList, &e.unionList, map[hamba.NamedSchema]bool{})
 	// hamba's Resolve recurses without end on a recursive writer record
 	// (its resolve has no guard for a type already on the path, and the
 	// stack overflow is fatal): such a writer is unrolled per event
@@ -181,6 +192,7 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 	}
 	wschema, wapi := e.writer.Hamba(), e.writerAPI
 	resolved, rapi, rerr := e.full, e.fullAPI, e.fullErr
+	var compat *hamba.SchemaCompatibility
 	wv := v // the value as written with wschema
 	if e.recursive {
 		p, uv, err := e.unrolled(g, v)
@@ -188,7 +200,7 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 			return nil, false
 		}
 		wschema, wapi, wv = p.writer, p.api, uv
-		resolved, rapi, rerr = p.resolved, p.rapi, p.err
+		resolved, rapi, rerr, compat = p.resolved, p.rapi, p.err, p.compat
 	} else if e.fullErr != nil {
 		// Enums first: events differ mostly in their symbols, and
 		// an enum-pruned writer keeps every symbol the reader knows,
@@ -204,7 +216,7 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 			return nil, false
 		}
 		wschema, wapi = p.writer, p.api
-		resolved, rapi, rerr = p.resolved, p.rapi, p.err
+		resolved, rapi, rerr, compat = p.resolved, p.rapi, p.err, p.compat
 	}
 	data, err := wapi.Marshal(wschema, wv)
 	if err != nil {
@@ -212,7 +224,7 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 	}
 	obs := &observed{event: func() json.RawMessage { return avroJSON(v) }}
 	if rerr != nil {
-		obs.add(Refused, "."+strings.TrimPrefix(refusedPath(e.reader.Hamba(), wschema, wv), "."), "refused",
+		obs.add(Refused, "."+strings.TrimPrefix(refusedPath(compat, e.reader.Hamba(), wschema, wv), "."), "refused",
 			"the reader's schema does not resolve the writer's for this event: "+rerr.Error(), "")
 		return obs, true
 	}
@@ -229,9 +241,12 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 
 // refusedPath names where an event the reader refuses breaks: the first
 // field path at which the pruned writer and the reader fail to resolve,
-// "" (the root) when that cannot be narrowed.
-func refusedPath(r, w hamba.Schema, v any) string {
-	c := hamba.NewSchemaCompatibility()
+// "" (the root) when that cannot be narrowed. c is the writer's cache of
+// checks, nil for none.
+func refusedPath(c *hamba.SchemaCompatibility, r, w hamba.Schema, v any) string {
+	if c == nil {
+		c = hamba.NewSchemaCompatibility()
+	}
 	var walk func(r, w hamba.Schema, v any, path string) string
 	walk = func(r, w hamba.Schema, v any, path string) string {
 		r, w = deref(r), deref(w)
@@ -496,7 +511,7 @@ func (g *avroGen) value(s hamba.Schema, key string, depth int) (any, bool) {
 		n := repeatLens[g.pick(key+"#", len(repeatLens), depth)]
 		out := make([]any, 0, n)
 		for i := range n {
-			v, ok := g.value(s.(*hamba.ArraySchema).Items(), fmt.Sprintf("%s[%d]", key, i), depth+1)
+			v, ok := g.value(s.(*hamba.ArraySchema).Items(), key+"["+strconv.Itoa(i)+"]", depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -507,7 +522,7 @@ func (g *avroGen) value(s hamba.Schema, key string, depth int) (any, bool) {
 		n := repeatLens[g.pick(key+"#", len(repeatLens), depth)]
 		out := make(map[string]any, n)
 		for i := range n {
-			v, ok := g.value(s.(*hamba.MapSchema).Values(), fmt.Sprintf("%s{%d}", key, i), depth+1)
+			v, ok := g.value(s.(*hamba.MapSchema).Values(), key+"{"+strconv.Itoa(i)+"}", depth+1)
 			if !ok {
 				return nil, false
 			}
@@ -613,30 +628,239 @@ func (e *avroEngine) surelyRefused(g *avroGen) bool {
 
 // prune returns the writer restricted to the enum symbols (and, with
 // unions, the union branches) of g's event, resolved against the reader
-// (cached per restriction).
+// (cached per restriction). The restriction is keyed by what it keeps of
+// each enum and union of the writer, and built, on a miss only, as hamba
+// schemas that share every subtree of the writer it leaves as it is (no
+// JSON written and parsed again).
 func (e *avroEngine) prune(g *avroGen, unions bool) *prunedPair {
-	var sig strings.Builder
-	fmt.Fprintf(&sig, "%v;", unions)
-	p := &pruner{g: g, named: map[string]bool{}, sig: &sig, known: e.readerSymbols, unions: unions}
-	text := p.schema(e.writer.Hamba())
-	key := sig.String()
+	key := e.pruneKey(g, unions)
 	if pp, ok := e.pruned[key]; ok {
 		return pp
 	}
 	pp := &prunedPair{}
 	e.pruned[key] = pp
-	raw, err := json.Marshal(text)
-	if err != nil {
-		return pp
-	}
-	ws, err := hamba.ParseBytesWithCache(raw, "", &hamba.SchemaCache{})
+	b := &pruneBuilder{g: g, known: e.readerSymbols, unions: unions, built: map[hamba.NamedSchema]hamba.NamedSchema{}}
+	ws, _, err := b.schema(e.writer.Hamba())
 	if err != nil {
 		return pp
 	}
 	pp.writer, pp.api = ws, avro.FreshAPI()
-	pp.resolved, pp.err = hamba.NewSchemaCompatibility().Resolve(e.reader.Hamba(), ws)
+	pp.compat = hamba.NewSchemaCompatibility()
+	pp.resolved, pp.err = pp.compat.Resolve(e.reader.Hamba(), ws)
 	pp.rapi = avro.FreshAPI()
 	return pp
+}
+
+// pruneKey names the restriction prune makes for g's event: per enum of
+// the writer the symbols kept, per union (with unions) the branches kept.
+func (e *avroEngine) pruneKey(g *avroGen, unions bool) string {
+	buf := make([]byte, 0, 2+2*(len(e.enumList)+len(e.unionList)))
+	buf = append(buf, "e"...)
+	if unions {
+		buf[0] = 'u'
+	}
+	for _, en := range e.enumList {
+		buf = appendMask(buf, enumKept(en, g.enums[en], e.readerSymbols[en.Name()]), len(en.Symbols()))
+	}
+	if unions {
+		for _, u := range e.unionList {
+			buf = appendMask(buf, unionKept(u, g.unions[u]), len(u.Types()))
+		}
+	}
+	return string(buf)
+}
+
+// enumKept reports which symbols of en a restriction keeps: those the
+// event used or the reader knows, every symbol when the event used none.
+func enumKept(en *hamba.EnumSchema, used, known map[string]bool) func(int) bool {
+	if len(used) == 0 {
+		return func(int) bool { return true }
+	}
+	syms := en.Symbols()
+	return func(i int) bool { return used[syms[i]] || known[syms[i]] }
+}
+
+// unionKept reports which branches of u a restriction keeps: those the
+// event used, every branch when it used none.
+func unionKept(_ *hamba.UnionSchema, used map[int]bool) func(int) bool {
+	if len(used) == 0 {
+		return func(int) bool { return true }
+	}
+	return func(i int) bool { return used[i] }
+}
+
+func appendMask(buf []byte, kept func(int) bool, n int) []byte {
+	var b byte
+	for i := range n {
+		if kept(i) {
+			b |= 1 << (i % 8)
+		}
+		if i%8 == 7 || i == n-1 {
+			buf = append(buf, b)
+			b = 0
+		}
+	}
+	return append(buf, ';')
+}
+
+// collectPruned lists the enums and unions of a writer in the order a
+// walk meets them, each named type once.
+func collectPruned(s hamba.Schema, enums *[]*hamba.EnumSchema, unions *[]*hamba.UnionSchema, seen map[hamba.NamedSchema]bool) {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+	}
+	switch t := s.(type) {
+	case *hamba.EnumSchema:
+		*enums = append(*enums, t)
+	case *hamba.RecordSchema:
+		for _, f := range t.Fields() {
+			collectPruned(f.Type(), enums, unions, seen)
+		}
+	case *hamba.ArraySchema:
+		collectPruned(t.Items(), enums, unions, seen)
+	case *hamba.MapSchema:
+		collectPruned(t.Values(), enums, unions, seen)
+	case *hamba.UnionSchema:
+		*unions = append(*unions, t)
+		for _, b := range t.Types() {
+			collectPruned(b, enums, unions, seen)
+		}
+	}
+}
+
+// pruneBuilder builds a writer restricted to an event's enum symbols and
+// union branches (see prune). A subtree it does not restrict is the
+// writer's own; one it does is built anew without the writer's defaults
+// (reading ignores them, and a union default may name a branch the
+// restriction drops), aliases, docs and properties, which resolution
+// does not read either.
+type pruneBuilder struct {
+	g      *avroGen
+	known  map[string]map[string]bool
+	unions bool
+	// built maps each named type of the writer met so far to its
+	// restriction (itself when unchanged): later occurrences refer to
+	// it.
+	built map[hamba.NamedSchema]hamba.NamedSchema
+}
+
+// schema returns s restricted, and whether that changed it.
+func (b *pruneBuilder) schema(s hamba.Schema) (hamba.Schema, bool, error) {
+	if ref, ok := s.(*hamba.RefSchema); ok {
+		if r, ok := b.built[ref.Schema()]; ok {
+			if r == ref.Schema() {
+				return s, false, nil
+			}
+			return hamba.NewRefSchema(r), true, nil
+		}
+		// The definition was in a union branch the restriction
+		// dropped: this occurrence defines it.
+		return b.schema(ref.Schema())
+	}
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if r, ok := b.built[n]; ok {
+			if r == n {
+				return s, false, nil
+			}
+			return hamba.NewRefSchema(r), true, nil
+		}
+	}
+	switch t := s.(type) {
+	case *hamba.EnumSchema:
+		kept := enumKept(t, b.g.enums[t], b.known[t.Name()])
+		var syms []string
+		for i, sym := range t.Symbols() {
+			if kept(i) {
+				syms = append(syms, sym)
+			}
+		}
+		if len(syms) == len(t.Symbols()) {
+			b.built[t] = t
+			return t, false, nil
+		}
+		en, err := hamba.NewEnumSchema(t.Name(), t.Namespace(), syms)
+		if err != nil {
+			return nil, false, err
+		}
+		b.built[t] = en
+		return en, true, nil
+	case *hamba.FixedSchema:
+		b.built[t] = t
+		return t, false, nil
+	case *hamba.ArraySchema:
+		items, changed, err := b.schema(t.Items())
+		if err != nil || !changed {
+			return t, false, err
+		}
+		return hamba.NewArraySchema(items), true, nil
+	case *hamba.MapSchema:
+		values, changed, err := b.schema(t.Values())
+		if err != nil || !changed {
+			return t, false, err
+		}
+		return hamba.NewMapSchema(values), true, nil
+	case *hamba.RecordSchema:
+		// Not recursive (prune is never used for a recursive writer):
+		// the record is registered once its fields are built.
+		types := make([]hamba.Schema, len(t.Fields()))
+		changed := false
+		for i, f := range t.Fields() {
+			ft, c, err := b.schema(f.Type())
+			if err != nil {
+				return nil, false, err
+			}
+			types[i], changed = ft, changed || c
+		}
+		if !changed {
+			b.built[t] = t
+			return t, false, nil
+		}
+		fields := make([]*hamba.Field, len(types))
+		for i, f := range t.Fields() {
+			nf, err := hamba.NewField(f.Name(), types[i])
+			if err != nil {
+				return nil, false, err
+			}
+			fields[i] = nf
+		}
+		r, err := hamba.NewRecordSchema(t.Name(), t.Namespace(), fields)
+		if err != nil {
+			return nil, false, err
+		}
+		b.built[t] = r
+		return r, true, nil
+	case *hamba.UnionSchema:
+		kept := func(int) bool { return true }
+		if b.unions {
+			kept = unionKept(t, b.g.unions[t])
+		}
+		var branches []hamba.Schema
+		changed := false
+		for i, br := range t.Types() {
+			if !kept(i) {
+				changed = true
+				continue
+			}
+			bs, c, err := b.schema(br)
+			if err != nil {
+				return nil, false, err
+			}
+			branches, changed = append(branches, bs), changed || c
+		}
+		if !changed {
+			return t, false, nil
+		}
+		u, err := hamba.NewUnionSchema(branches)
+		if err != nil {
+			return nil, false, err
+		}
+		return u, true, nil
+	}
+	return s, false, nil
 }
 
 // pruner writes a hamba schema back as JSON with its unions restricted to

@@ -58,8 +58,8 @@ func (e *avroEngine) unrolled(g *avroGen, v any) (*prunedPair, any, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	pp := &prunedPair{writer: ws, api: avro.FreshAPI(), rapi: avro.FreshAPI()}
-	pp.resolved, pp.err = hamba.NewSchemaCompatibility().Resolve(e.reader.Hamba(), ws)
+	pp := &prunedPair{writer: ws, api: avro.FreshAPI(), rapi: avro.FreshAPI(), compat: hamba.NewSchemaCompatibility()}
+	pp.resolved, pp.err = pp.compat.Resolve(e.reader.Hamba(), ws)
 	e.unrolledCache[string(raw)] = pp
 	return pp, vals[0], nil
 }

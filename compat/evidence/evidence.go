@@ -54,7 +54,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"regexp"
 	"sort"
 	"strings"
@@ -473,25 +472,26 @@ func (c *chooser) pick(key string, n int) int {
 	case c.i == 0:
 		o = 0
 	default:
-		h := fnv.New64a()
-		var b [8]byte
-		for j := range b {
-			b[j] = byte(c.seed >> (8 * j))
+		// FNV-1a of the seed's 8 bytes and the key (hash/fnv's, without
+		// its allocation: this runs at every choice of every event).
+		h := uint64(fnvOffset)
+		for j := range 8 {
+			h = (h ^ uint64(byte(c.seed>>(8*j)))) * fnvPrime
 		}
-		h.Write(b[:])
-		h.Write([]byte(key))
+		for j := 0; j < len(key); j++ {
+			h = (h ^ uint64(key[j])) * fnvPrime
+		}
 		if c.i%2 == 1 {
 			// Odd events cycle: within 2n events every option of
 			// every point is taken.
-			o = int((uint64(c.i/2) + mix(h.Sum64())%uint64(n)) % uint64(n))
+			o = int((uint64(c.i/2) + mix(h)%uint64(n)) % uint64(n))
 		} else {
 			// Even events draw: points with as many options do
 			// not move in step.
-			for j := range b {
-				b[j] = byte(uint64(c.i) >> (8 * j))
+			for j := range 8 {
+				h = (h ^ uint64(byte(uint64(c.i)>>(8*j)))) * fnvPrime
 			}
-			h.Write(b[:])
-			o = int(mix(h.Sum64()) % uint64(n))
+			o = int(mix(h) % uint64(n))
 		}
 	}
 	if o != 0 {
@@ -499,6 +499,11 @@ func (c *chooser) pick(key string, n int) int {
 	}
 	return o
 }
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
 
 // mix is splitmix64's finalizer: FNV-1a's low bits depend on the low
 // bits of the input bytes alone, so they are mixed before taking a

@@ -186,3 +186,44 @@ func TestAvroRecursiveWriter(t *testing.T) {
 		}
 	}
 }
+
+// A writer restricted to an event's union branches may drop the branch
+// that defines a named type used again later: the later use then
+// defines it, and the event is read.
+func TestAvroPrunedBranchDefinedLater(t *testing.T) {
+	w := `{"type":"record","name":"R","namespace":"acme","fields":[
+ {"name":"u","type":["null","string",{"type":"enum","name":"E","symbols":["X","Y"]}]},
+ {"name":"b","type":"E"}]}`
+	r := `{"type":"record","name":"R","namespace":"acme","fields":[
+ {"name":"u","type":["null",{"type":"enum","name":"E","symbols":["X","Y"]}]},
+ {"name":"b","type":"E"}]}`
+	res := read(t, compat.Avro, r, w, evidence.Options{})
+	if res.Events != evidence.DefaultEvents || res.Refused == 0 || res.Equal == 0 || res.Refused+res.Equal != res.Events {
+		t.Fatalf("counts: %+v", res)
+	}
+	if len(res.Outcomes) != 1 || res.Outcomes[0].Path != ".u" || string(res.Outcomes[0].Event) != `{"b":"X","u":{"string":""}}` {
+		t.Fatalf("outcomes: %+v", res.Outcomes)
+	}
+}
+
+// Protobuf messages and maps are compared in declaration and key order
+// (dynamicpb ranges over Go maps): one seed, one answer.
+func TestProtobufDeterministic(t *testing.T) {
+	w := `syntax = "proto3"; package p;
+message Line { repeated string tags = 1; repeated string notes = 2; }
+message Order { map<string, Line> lines = 1; repeated string a = 2; repeated string b = 3; }`
+	r := `syntax = "proto3"; package p;
+message Line { string tags = 1; string notes = 2; }
+message Order { map<string, Line> lines = 1; string a = 2; string b = 3; }`
+	first := read(t, compat.Protobuf, r, w, evidence.Options{MaxOutcomes: 2})
+	want, _ := json.Marshal(first)
+	if len(first.Outcomes) != 2 || first.Outcomes[0].Path != ".Order.lines{}.notes" || first.Outcomes[1].Path != ".Order.b" {
+		t.Fatalf("outcomes: %s", want)
+	}
+	for range 10 {
+		got, _ := json.Marshal(read(t, compat.Protobuf, r, w, evidence.Options{MaxOutcomes: 2}))
+		if string(got) != string(want) {
+			t.Fatalf("two runs differ:\n%s\n%s", want, got)
+		}
+	}
+}

@@ -113,6 +113,10 @@ const typeDecomposed = "a schema whose type changed but that keeps keywords of i
 // class, to check a class's reasoning against all its pairs.
 var allExamples = os.Getenv("EVIDENCE_HARNESS_EXAMPLES") != ""
 
+// dumpTo (EVIDENCE_HARNESS_DUMP=FILE) writes every pair's result as one
+// JSON line, to compare two versions of the engine pair by pair.
+var dumpTo = os.Getenv("EVIDENCE_HARNESS_DUMP")
+
 type pairCase struct {
 	seed, mutation string
 	reader, writer compat.Schema
@@ -139,6 +143,15 @@ func differential(t *testing.T, typ compat.SchemaType) {
 	classes := map[string][]string{}
 	pairs, tries := 0, 0
 	unsupported := map[string]int{}
+	var dump *os.File
+	if dumpTo != "" {
+		f, err := os.OpenFile(dumpTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		dump = f
+	}
 	for pairs < harnessPairs && tries < 50*harnessPairs {
 		tries++
 		seedName := sortedNames(seeds)[rng.IntN(len(seeds))]
@@ -171,6 +184,13 @@ func differential(t *testing.T, typ compat.SchemaType) {
 		}
 		if err != nil {
 			t.Fatalf("%s %s: %v", pc.seed, pc.mutation, err)
+		}
+		if dump != nil {
+			line, _ := json.Marshal(struct {
+				Type, Seed, Mutation string
+				Result               evidence.Result
+			}{string(typ), pc.seed, pc.mutation, res})
+			fmt.Fprintf(dump, "%s\n", line)
 		}
 		ev := evidenceClass(res)
 		matrix[[2]string{ruleVerdict, ev}]++

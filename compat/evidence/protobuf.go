@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -371,7 +372,9 @@ func scalarValues(fd protoreflect.FieldDescriptor) []protoreflect.Value {
 func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *observed) {
 	rmd := rm.Descriptor()
 	wmd := wm.Descriptor()
-	wm.Range(func(wf protoreflect.FieldDescriptor, wv protoreflect.Value) bool {
+	// In field order, not wm.Range's (dynamicpb ranges over a Go map):
+	// an event's findings, and so its outcomes, come in one order.
+	rangeFields(wm, func(wf protoreflect.FieldDescriptor, wv protoreflect.Value) bool {
 		rf := rmd.Fields().ByNumber(wf.Number())
 		if rf == nil {
 			// Not declared by the reader: projected away, unless it
@@ -432,11 +435,9 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 				obs.add(Lossy, fpath, "truncated", fmt.Sprintf("the reader kept %d entries of %d", rv.Map().Len(), wv.Map().Len()), "")
 				return true
 			}
-			wv.Map().Range(func(k protoreflect.MapKey, v protoreflect.Value) bool {
-				r := rv.Map().Get(k)
-				e.value(wf.MapValue(), rf.MapValue(), v, r, fpath+"{}", obs)
-				return true
-			})
+			for _, k := range sortedMapKeys(wv.Map()) {
+				e.value(wf.MapValue(), rf.MapValue(), wv.Map().Get(k), rv.Map().Get(k), fpath+"{}", obs)
+			}
 		case wf.IsList() && !rf.IsList():
 			e.value(wf, rf, wv.List().Get(0), rv, fpath, obs)
 		case !wf.IsList() && rf.IsList():
@@ -465,6 +466,28 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 			obs.add(Defaulted, path+"."+string(rf.Name()), "default", "the reader gave the field its declared default", "")
 		}
 	}
+}
+
+// rangeFields calls f for each field m holds, in the order its message
+// declares them, until f returns false.
+func rangeFields(m protoreflect.Message, f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
+	fs := m.Descriptor().Fields()
+	for i := range fs.Len() {
+		if fd := fs.Get(i); m.Has(fd) && !f(fd, m.Get(fd)) {
+			return
+		}
+	}
+}
+
+// sortedMapKeys returns the keys of m in the order of their text.
+func sortedMapKeys(m protoreflect.Map) []protoreflect.MapKey {
+	keys := make([]protoreflect.MapKey, 0, m.Len())
+	m.Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+		keys = append(keys, k)
+		return true
+	})
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	return keys
 }
 
 // wireType is the wire type of a field's (or a list element's) values.
