@@ -16,6 +16,7 @@ import (
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/rules/encryption/localkms"
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/serde"
 	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/serde/avrov2"
+	"github.com/confluentinc/confluent-kafka-go/v2/schemaregistry/serde/jsonschema"
 	"github.com/hamba/avro/v2"
 	tinkregistry "github.com/tink-crypto/tink-go/v2/core/registry"
 )
@@ -266,5 +267,69 @@ func TestConfluentFieldEncryption(t *testing.T) {
 			t.Errorf("%s: read %q, want the ciphertext %q (or an error)", tc.what, out.Email, raw.Email)
 		}
 		t.Logf("%s: %+v, %v", tc.what, out, err)
+	}
+}
+
+// TestConfluentFieldEncryptionJSONSchema is TestConfluentFieldEncryption
+// for a JSON Schema subject (confluent:tags on a property, as Confluent's
+// TestJSONSchemaSerdeEncryption): the JSON payload holds the field as
+// base64 ciphertext, and a reader with the KMS secret reads it back.
+func TestConfluentFieldEncryptionJSONSchema(t *testing.T) {
+	s := startServer(t)
+	const (
+		subject = "members-value"
+		kek     = "kek-members"
+		secret  = "another-local-kms-secret"
+		email   = "bob.secret@example.com"
+	)
+	schema := `{"type":"object","properties":{"id":{"type":"integer"},` +
+		`"email":{"type":"string","confluent:tags":["PII"]}}}`
+	if _, err := newSRClient(t, s.URL).Register(subject, schemaregistry.SchemaInfo{
+		Schema: schema, SchemaType: "JSON", RuleSet: encryptionRules(kek)}, false); err != nil {
+		t.Fatalf("Register %s with its ENCRYPT rule: %v", subject, err)
+	}
+	type member struct {
+		ID    int64  `json:"id"`
+		Email string `json:"email"`
+	}
+	conf := jsonschema.NewSerializerConfig()
+	conf.AutoRegisterSchemas = false
+	conf.UseLatestVersion = true
+	ser, err := jsonschema.NewSerializer(newSRClient(t, s.URL), serde.ValueSerde, conf)
+	if err != nil {
+		t.Fatalf("NewSerializer: %v", err)
+	}
+	withEncryption(t, ser, secret)
+	rec := member{ID: 3, Email: email}
+	msg, err := ser.Serialize("members", &rec)
+	if err != nil {
+		t.Fatalf("Serialize with the ENCRYPT rule: %v", err)
+	}
+	var raw member
+	if err := json.Unmarshal(msg[5:], &raw); err != nil {
+		t.Fatalf("the payload is not JSON: %v (%q)", err, msg[5:])
+	}
+	if bytes.Contains(msg, []byte(email)) || raw.ID != 3 || raw.Email == email {
+		t.Fatalf("payload %s, want id 3 and the email encrypted", msg[5:])
+	}
+	var subjects []string
+	getJSON(t, s.URL+"/dek-registry/v1/keks/"+kek+"/deks", &subjects)
+	if len(subjects) != 1 || subjects[0] != subject {
+		t.Errorf("DEK subjects %v, want [%s]", subjects, subject)
+	}
+
+	tinkregistry.ClearKMSClients()
+	t.Cleanup(tinkregistry.ClearKMSClients)
+	de, err := jsonschema.NewDeserializer(newSRClient(t, s.URL), serde.ValueSerde, jsonschema.NewDeserializerConfig())
+	if err != nil {
+		t.Fatalf("NewDeserializer: %v", err)
+	}
+	withEncryption(t, de, secret)
+	var out member
+	if err := de.DeserializeInto("members", msg, &out); err != nil {
+		t.Fatalf("DeserializeInto with the key: %v", err)
+	}
+	if out != (member{ID: 3, Email: email}) {
+		t.Errorf("round trip with the key: %+v", out)
 	}
 }
