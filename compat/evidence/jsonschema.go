@@ -46,6 +46,9 @@ func newJSONEngine(r, w *jsonschema.Schema) (*jsonEngine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evidence: read the reader schema: %w", err)
 	}
+	if ref := externalRef(root, 0); ref != "" {
+		return nil, fmt.Errorf("%w: the writer's $ref %q leaves its document (a schema reference)", ErrUnsupported, ref)
+	}
 	names := map[string]bool{}
 	collectPropertyNames(rroot, names, 0)
 	extra := []string{"extra", "Ünïcode-key", "x-1"}
@@ -53,6 +56,33 @@ func newJSONEngine(r, w *jsonschema.Schema) (*jsonEngine, error) {
 		extra = append(extra, n)
 	}
 	return &jsonEngine{reader: r, writer: w, root: root, extra: extra, writerPatterns: strings.Contains(w.Canonical(), `"patternProperties"`)}, nil
+}
+
+// externalRef returns the first $ref of a decoded schema that is not a
+// JSON pointer into the document itself ("" for none): the generator
+// cannot follow it, and no event it makes would be valid.
+func externalRef(v any, depth int) string {
+	if depth > 64 {
+		return ""
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok && !strings.HasPrefix(ref, "#") {
+			return ref
+		}
+		for _, k := range sortedKeys(x) {
+			if r := externalRef(x[k], depth+1); r != "" {
+				return r
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if r := externalRef(c, depth+1); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 func collectPropertyNames(v any, names map[string]bool, depth int) {
