@@ -60,6 +60,16 @@ type Options struct {
 	At time.Time
 	// Now is the clock when At is zero; nil: time.Now.
 	Now func() time.Time
+	// Evidence, when positive, reads that many generated events of each
+	// writer with each reader the subject's level compares
+	// (compat/evidence, charter check --evidence): each compatibility
+	// finding gets its counterexample (Finding.Evidence), each changed
+	// subject its counts (SubjectResult.Evidence), and the evidence
+	// rules' findings (warnings by default) are judged too.
+	Evidence int
+	// EvidenceTimeout bounds the evidence of one subject; zero means
+	// DefaultEvidenceTimeout. A pair cut short is marked Partial.
+	EvidenceTimeout time.Duration
 	// Progress, when set, is called once the subjects are known with
 	// done 0, then after each subject is judged, with how many are done
 	// and the total; calls come one at a time, done increasing.
@@ -91,6 +101,10 @@ type SubjectResult struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Notices  int `json:"notices"`
+	// Evidence is what generated events showed across the change
+	// (Options.Evidence), nil without evidence or for a subject that
+	// did not change.
+	Evidence *EvidenceSummary `json:"evidence,omitempty"`
 }
 
 // Result is the outcome of Check: every finding, and a summary per subject.
@@ -116,7 +130,8 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	c := &checker{p: p, against: opts.Baseline.String(), bySubject: map[string]*Subject{}}
+	c := &checker{p: p, against: opts.Baseline.String(), bySubject: map[string]*Subject{},
+		ctx: ctx, evidence: opts.Evidence, evidenceTimeout: opts.EvidenceTimeout}
 	if err := c.unmatchedPatterns(ctx); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -214,7 +229,7 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 	res := &Result{Against: c.against}
 	for i, s := range subjects {
 		c.findings = append(c.findings, results[i].findings...)
-		sr := SubjectResult{Subject: s.Name, Level: s.Level, Status: results[i].status, Compared: results[i].compared}
+		sr := SubjectResult{Subject: s.Name, Level: s.Level, Status: results[i].status, Compared: results[i].compared, Evidence: results[i].evidence}
 		if s.Current != nil {
 			sr.File, sr.Format = s.Current.File, s.Current.Format
 		} else if s.Prior != nil {
@@ -249,6 +264,11 @@ type checker struct {
 	now time.Time
 	// compatOnly judges compatibility only (charter diff).
 	compatOnly bool
+	// ctx is the check's; evidence and evidenceTimeout are
+	// Options.Evidence and Options.EvidenceTimeout.
+	ctx             context.Context
+	evidence        int
+	evidenceTimeout time.Duration
 
 	mu       sync.Mutex
 	findings []rule.Finding
@@ -258,6 +278,7 @@ type subjectOutcome struct {
 	status   Status
 	compared int
 	findings []rule.Finding
+	evidence *EvidenceSummary
 	// err is a judgement that could not run (a published contract that
 	// no longer parses): the check fails with it.
 	err error
@@ -405,6 +426,15 @@ func (c *checker) compare(s *Subject) subjectOutcome {
 	if err != nil {
 		out.err = err
 		return out
+	}
+	if c.evidence > 0 && out.status == StatusChanged {
+		var more []rule.Finding
+		out.evidence, more = c.readEvidence(s, previous, fs)
+		for _, fd := range more {
+			if fd, ok := c.normalize(fd, s); ok {
+				fs = append(fs, fd)
+			}
+		}
 	}
 	for _, fd := range fs {
 		if fd.Direction != "" && fd.Hint == "" {

@@ -9,6 +9,7 @@
 package rule
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -96,6 +97,32 @@ type Finding struct {
 	// one) or "FORWARD" (the earlier schema reads data written with the
 	// new one); "" for other findings.
 	Direction string `json:"direction,omitempty"`
+	// Evidence is what generated events read across the change showed
+	// about a compatibility finding (charter check --evidence); nil
+	// without evidence.
+	Evidence *Evidence `json:"evidence,omitempty"`
+}
+
+// Evidence is what the events generated for a finding's pair (the
+// writer's events read with the reader, compat/evidence) showed at the
+// finding: the smallest event found that breaks there and what the
+// reader did with it, or none when no generated event broke.
+type Evidence struct {
+	// Events is how many events of the pair were read.
+	Events int `json:"events"`
+	// Event is the counterexample as the writer wrote it (JSON), absent
+	// when none of the events broke.
+	Event json.RawMessage `json:"event,omitempty"`
+	// Class is what the reader did with it: "loss" (read, but a value
+	// was dropped, truncated or changed) or "refused".
+	Class string `json:"class,omitempty"`
+	// Path is where the event breaks, in the writer's terms.
+	Path string `json:"path,omitempty"`
+	// Reader says in one sentence what the reader did.
+	Reader string `json:"reader,omitempty"`
+	// Read is what the reader made of the event (JSON), absent when it
+	// refused it.
+	Read json.RawMessage `json:"read,omitempty"`
 }
 
 // Report is the result of one gate run: every finding, not just the first.

@@ -20,6 +20,9 @@ func checkGitHub(w io.Writer, r *project.Result, o Options) error {
 		b.WriteString(githubCommand(f, o.PathPrefix))
 		b.WriteString("\n")
 	}
+	for _, l := range evidenceLines(r) {
+		b.WriteString(l + "\n")
+	}
 	c := countOf(r)
 	verdict := "passed"
 	if Failed(r, o) {
@@ -59,6 +62,9 @@ func githubCommand(f rule.Finding, prefix string) string {
 	}
 	if f.Hint != "" {
 		msg += "\nfix: " + f.Hint
+	}
+	if e := evidenceText(f); e != "" {
+		msg += "\n" + e
 	}
 	return "::" + cmd + " " + strings.Join(props, ",") + "::" + escapeData(msg)
 }

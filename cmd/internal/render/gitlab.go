@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat/rule"
@@ -73,6 +74,9 @@ func checkGitLab(w io.Writer, r *project.Result, o Options) error {
 		}
 		if f.Hint != "" {
 			desc += " Fix: " + f.Hint
+		}
+		if e := evidenceText(f); e != "" {
+			desc += " " + strings.ToUpper(e[:1]) + e[1:]
 		}
 		fp := gitlabFingerprint(f, path, 0)
 		for n := 1; seen[fp]; n++ {

@@ -81,6 +81,9 @@ func checkJUnit(w io.Writer, r *project.Result, o Options) error {
 		if f.Hint != "" {
 			text += "\nfix: " + f.Hint
 		}
+		if e := evidenceText(f); e != "" {
+			text += "\n" + e
+		}
 		if loc := location(f, o.PathPrefix); loc != "" {
 			text = loc + ": " + text
 		}

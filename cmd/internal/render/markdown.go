@@ -44,7 +44,26 @@ func checkMarkdown(w io.Writer, r *project.Result, o Options) error {
 			if f.Hint != "" {
 				msg += "<br>**Fix:** " + cell(f.Hint)
 			}
+			if f.Evidence != nil && len(f.Evidence.Event) > 0 {
+				e := f.Evidence
+				what := "is refused"
+				if e.Class != "refused" {
+					what = "loses data"
+				}
+				msg += fmt.Sprintf("<br>**Counterexample:** %s %s at %s: %s", code(eventText(e.Event)), what, code(e.Path), cell(e.Reader))
+			} else if e := evidenceText(f); e != "" {
+				msg += "<br>" + cell(e)
+			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", sevIcon[f.Severity], code(f.Subject), code(f.RuleID), loc, msg)
+		}
+		b.WriteString("\n")
+	}
+	if lines := evidenceLines(r); len(lines) > 0 {
+		b.WriteString("**Evidence** (generated events read across each change):\n\n")
+		for _, s := range r.Subjects {
+			if s.Evidence != nil {
+				fmt.Fprintf(&b, "- %s: %s\n", code(s.Subject), cell(evidenceSummary(*s.Evidence)))
+			}
 		}
 		b.WriteString("\n")
 	}

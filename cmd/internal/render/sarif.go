@@ -144,6 +144,9 @@ func checkSARIF(w io.Writer, r *project.Result, o Options) error {
 		if f.Version > 0 {
 			res.Properties["version"] = f.Version
 		}
+		if f.Evidence != nil {
+			res.Properties["evidence"] = f.Evidence
+		}
 		var loc sarifLocation
 		if f.File != "" {
 			loc.PhysicalLocation = &sarifPhysical{}

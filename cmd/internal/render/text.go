@@ -114,6 +114,15 @@ func checkText(w io.Writer, r *project.Result, o Options) error {
 			if f.Hint != "" {
 				b.WriteString(indent + st.hint.Render("fix:") + " " + indented(f.Hint, indent) + "\n")
 			}
+			if e := evidenceText(f); e != "" {
+				b.WriteString(indent + st.dim.Render(e) + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if lines := evidenceLines(r); len(lines) > 0 {
+		for _, l := range lines {
+			b.WriteString(st.dim.Render(l) + "\n")
 		}
 		b.WriteString("\n")
 	}

@@ -53,6 +53,7 @@ type options struct {
 	at          string
 	failOn      string
 	reportFiles []string
+	evidence    int
 }
 
 // NewCommand returns the check command.
@@ -88,6 +89,15 @@ field whose deprecation is over fails (CONTRACT_FIELD_EXPIRED) unless its
 consumer holds an extension. --at judges as of another moment: "what
 will the gate say when the TTLs run out?"
 
+--evidence[=N] also reads N generated events (default 100) of each writer
+with each reader the level compares, for every changed subject
+(compat/evidence): each compatibility finding carries the smallest event
+found that breaks there and what the reader did with it, each subject the
+counts of events read back equal, with a default, with loss or refused,
+and the evidence rules (warnings unless charter.yaml raises them) report
+the changes every registry accepts that lose data on a real event. Each
+subject's events are bounded to 10 seconds (a pair cut short says so).
+
 --format gitlab writes GitLab's Code Quality report (for a job's
 artifacts:reports:codequality) and --format junit JUnit XML (one testcase
 per finding) for CI servers that show test reports; --report-file
@@ -111,6 +121,9 @@ I/O error.`,
   # Fail on warnings too, and keep SARIF for code scanning
   charter check --against git:main --fail-on warning --report-file sarif=charter.sarif
 
+  # Show an event that breaks for each breaking finding
+  charter check --against git:main --evidence
+
   # What will the registry say once the deprecations of March have expired?
   charter check --against registry --at 2026-04-01`,
 		Args: cobra.NoArgs,
@@ -130,6 +143,8 @@ I/O error.`,
 	f.StringVar(&o.failOn, "fail-on", "error", "lowest severity that fails the check (exit 1): error or warning")
 	f.StringArrayVar(&o.reportFiles, "report-file", nil, "also write the report in another format to a file, FORMAT=PATH (repeatable; e.g. sarif=charter.sarif, gitlab=gl-code-quality-report.json, junit=charter.xml)")
 	f.StringVar(&o.pathPrefix, "path-prefix", "", "prefix for file paths in github, sarif, markdown, gitlab and junit output (default: the project's directory in its git repository)")
+	f.IntVar(&o.evidence, "evidence", 0, "read N generated events of each writer with each reader: a counterexample per breaking finding (--evidence alone: 100)")
+	f.Lookup("evidence").NoOptDefVal = "100"
 	color = global.AddColorFlag(cmd)
 	global.Enum(cmd, "format", global.FormatValues()...)
 	global.Enum(cmd, "fail-on", "error", "warning")
@@ -158,6 +173,9 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
+	if o.evidence < 0 {
+		return fmt.Errorf("invalid --evidence %d: want a positive number of events", o.evidence)
+	}
 	p, err := loadProject(o.config, o.dir)
 	if err != nil {
 		return err
@@ -175,7 +193,7 @@ func run(cmd *cobra.Command, o options) error {
 	)
 	stderr := cmd.ErrOrStderr()
 	term := progress.IsTerminal(stderr)
-	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at, Progress: func(done, total int) {
+	res, err := project.Check(ctx, p, project.Options{Baseline: baseline, At: at, Evidence: o.evidence, Progress: func(done, total int) {
 		if done == 0 && total >= ProgressMinSubjects {
 			started = time.Now()
 			if term {

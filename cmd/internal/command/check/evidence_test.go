@@ -1,0 +1,180 @@
+package check_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	js "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/charter-dev/charter/cmd/internal/cli"
+	"github.com/charter-dev/charter/cmd/internal/render"
+)
+
+// evidenceProject copies the project of three changes (testdata/evidence:
+// a removed enum symbol, a field added with a default, a Protobuf
+// repeated field made singular) out of this repository, so that paths do
+// not depend on where it is checked out, and returns its head directory.
+func evidenceProject(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "evidence"))); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "head")
+}
+
+func runEvidence(t *testing.T, args ...string) result {
+	t.Helper()
+	return run(t, append([]string{"check", "-C", evidenceProject(t), "--against", "dir:../base", "--evidence"}, args...)...)
+}
+
+// TestCheckEvidenceFormats: with --evidence every breaking finding
+// carries its counterexample and what the reader did, in every format,
+// and each changed subject says how many events read back equal.
+func TestCheckEvidenceFormats(t *testing.T) {
+	t.Parallel()
+	for _, f := range render.Formats {
+		t.Run(string(f), func(t *testing.T) {
+			t.Parallel()
+			r := runEvidence(t, "--format", string(f))
+			if r.code != cli.ExitViolations || r.stderr != "" {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			golden(t, "evidence.check."+string(f), r.stdout)
+		})
+	}
+}
+
+// TestCheckEvidenceValues reads the json format: the values the other
+// formats render.
+func TestCheckEvidenceValues(t *testing.T) {
+	t.Parallel()
+	r := runEvidence(t, "--format", "json")
+	if r.code != cli.ExitViolations {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Subjects []struct {
+			Subject  string
+			Evidence *struct{ Pairs, Events, Equal, Defaulted, Lossy, Refused int }
+		}
+		Findings []struct {
+			RuleID, Severity, Path string
+			Evidence               *struct {
+				Events              int
+				Event, Read         json.RawMessage
+				Class, Path, Reader string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ev := map[string]string{}
+	for _, s := range doc.Subjects {
+		if s.Evidence != nil {
+			e := s.Evidence
+			ev[s.Subject] = strings.Join([]string{itoa(e.Pairs), itoa(e.Events), itoa(e.Equal), itoa(e.Defaulted), itoa(e.Lossy), itoa(e.Refused)}, " ")
+		}
+	}
+	// pairs events equal defaulted lossy refused
+	want := map[string]string{
+		"customer-value":         "1 100 0 100 0 0", // every event read back, points filled with its default
+		"shipment-value":         "1 100 64 0 0 36", // the events that carry FEDEX are refused
+		"acme.parcels.v1.Parcel": "1 100 46 0 54 0", // two labels or more: the reader keeps the last
+	}
+	for s, w := range want {
+		if ev[s] != w {
+			t.Errorf("%s evidence %q, want %q", s, ev[s], w)
+		}
+	}
+	if len(doc.Findings) != 2 {
+		t.Fatalf("findings: %+v", doc.Findings)
+	}
+	for _, f := range doc.Findings {
+		e := f.Evidence
+		if e == nil {
+			t.Fatalf("%s has no evidence", f.RuleID)
+		}
+		var got string
+		switch f.RuleID {
+		case "AVRO_MISSING_ENUM_SYMBOLS":
+			got = `{"carrier":"FEDEX","id":"","weight":0} refused .carrier`
+			if !strings.Contains(e.Reader, "missing symbol FEDEX") || e.Read != nil {
+				t.Errorf("reader %q, read %s", e.Reader, e.Read)
+			}
+		case "PROTO_REPEATED_TO_SINGULAR":
+			got = `{"labels":["a","a"]} loss .Parcel.labels`
+			if f.Severity != "warning" || e.Reader != "the reader kept only the last of 2 values" || compactJSON(e.Read) != `{"labels":"a"}` {
+				t.Errorf("severity %s, reader %q, read %s", f.Severity, e.Reader, e.Read)
+			}
+		default:
+			t.Fatalf("finding %s", f.RuleID)
+		}
+		if s := compactJSON(e.Event) + " " + e.Class + " " + e.Path; s != got || e.Events != 100 {
+			t.Errorf("%s: evidence %q (%d events), want %q", f.RuleID, s, e.Events, got)
+		}
+	}
+	schemaDoc, err := js.UnmarshalJSON(bytes.NewReader(render.ReportSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := js.NewCompiler()
+	if err := c.AddResource("report.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := js.UnmarshalJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("--evidence json does not match check-report.schema.json: %v", err)
+	}
+	// SARIF with its evidence properties still matches SARIF 2.1.0.
+	sr := runEvidence(t, "--format", "sarif")
+	sd, err := js.UnmarshalJSON(strings.NewReader(sr.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compile(t, "sarif-schema-2.1.0.json").Validate(sd); err != nil {
+		t.Errorf("--evidence SARIF does not match the SARIF 2.1.0 schema: %v", err)
+	}
+}
+
+// TestCheckEvidenceCount: --evidence=N reads N events per pair; without
+// the flag nothing is read.
+func TestCheckEvidenceCount(t *testing.T) {
+	t.Parallel()
+	head := evidenceProject(t)
+	r := run(t, "check", "-C", head, "--against", "dir:../base", "--evidence=20")
+	if !strings.Contains(r.stdout, "evidence for customer-value: 20 of 20 generated events read back equal over 1 pair (20 with the reader's default)") {
+		t.Errorf("--evidence=20:\n%s", r.stdout)
+	}
+	r = run(t, "check", "-C", head, "--against", "dir:../base")
+	if strings.Contains(r.stdout, "evidence") || strings.Contains(r.stdout, "PROTO_REPEATED_TO_SINGULAR") {
+		t.Errorf("without --evidence:\n%s", r.stdout)
+	}
+	r = run(t, "check", "-C", head, "--against", "dir:../base", "--evidence=-1")
+	if r.code != cli.ExitError || !strings.HasPrefix(r.stderr, `charter: invalid --evidence -1`) {
+		t.Errorf("--evidence=-1: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
