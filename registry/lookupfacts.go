@@ -22,10 +22,15 @@ type lookupFacts struct {
 	bare, content string
 	// refs says the schema has references.
 	refs bool
+	// sansVersion is the fingerprint without the metadata's
+	// confluent:version property, "" when it has none
+	// (matchConfluentVersion).
+	sansVersion string
 }
 
 func lookupFactsOf(st Schema) lookupFacts {
-	f := lookupFacts{typ: st.Type, bare: Fingerprint(st.Type, st.Text, st.References, nil, nil), refs: len(st.References) > 0}
+	f := lookupFacts{typ: st.Type, bare: Fingerprint(st.Type, st.Text, st.References, nil, nil), refs: len(st.References) > 0,
+		sansVersion: sansVersionFingerprint(st)}
 	if strings.Contains(st.Fingerprint, "#") {
 		f.content = contentFingerprint(st)
 	}

@@ -36,7 +36,10 @@ type RegisterRequest struct {
 	ID int64
 	// Version, when > 0, asks for that version number: in IMPORT mode it is
 	// used as is; otherwise it must be the subject's next version. It must
-	// be at most MaxVersion (42202).
+	// be at most MaxVersion (42202). Latest (-1) asks for a new version
+	// unless the latest one is this schema. Outside IMPORT, either records
+	// the new version's number in the metadata property
+	// ConfluentVersionProperty, as Confluent does.
 	Version int
 	// Normalize stores and compares the normalized form of the schema
 	// (also on when the subject's effective config says normalize).
@@ -410,6 +413,7 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
 		return err
 	}
+	req.Metadata = r.markConfluentVersion(req.Metadata, versions)
 	// IMPORT stores a schema as sent: neither normalize=true nor the
 	// config's normalize applies, as in Confluent
 	// (RestApiTest.testNormalizeConfigFallbackNotAppliedInImportMode,
@@ -485,6 +489,9 @@ func (r *registration) reuseVersion(ctx context.Context, tx Tx, existing Schema,
 // one whose schema ID is existing's (found), else, outside IMPORT mode,
 // the one the lookup endpoint reports for this request.
 func (r *registration) existingVersion(ctx context.Context, tx Tx, existing Schema, found bool) (SubjectVersion, Schema, bool, error) {
+	if r.mode != ModeImport && r.req.Version != 0 {
+		return r.namedVersion(ctx, tx)
+	}
 	if found {
 		for i := len(r.versions) - 1; i >= 0; i-- {
 			v := r.versions[i]
@@ -803,6 +810,9 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 				return versions[i], st, true, nil
 			}
 		}
+	}
+	if v, st, ok, err := s.matchConfluentVersion(ctx, tx, cand, versions); err != nil || ok {
+		return v, st, ok, err
 	}
 	noContract := len(cand.schema.Metadata) == 0 && len(cand.schema.RuleSet) == 0
 	if normalize {

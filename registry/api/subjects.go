@@ -38,6 +38,8 @@ func (q schemaRequest) toService(r *http.Request) registry.RegisterRequest {
 	}
 	if q.Version != nil && *q.Version > 0 {
 		out.Version = *q.Version
+	} else if q.Version != nil && *q.Version < 0 {
+		out.Version = registry.Latest
 	}
 	return out
 }
