@@ -20,6 +20,10 @@ type CompatibilityResult struct {
 	Level      compat.Level
 	Findings   []compat.Finding
 	Messages   []string
+	// Versions are the versions the check compared, oldest first: every
+	// live one (of the compatibility group) under a transitive level,
+	// else the latest or the one given; none at NONE.
+	Versions []int
 }
 
 // CheckCompatibility tests req against subject (POST
@@ -104,6 +108,15 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 			Level:      cfg.Compatibility,
 			Findings:   res.Findings,
 			Messages:   compatibilityMessages(res, olds, cfg),
+		}
+		if level != compat.None && len(against) > 0 {
+			compared := against
+			if !level.Transitive() {
+				compared = against[len(against)-1:]
+			}
+			for _, sv := range compared {
+				out.Versions = append(out.Versions, sv.Version)
+			}
 		}
 		v = &Verdict{Source: VerdictCheck, Subject: subject, Type: f.Type(), Level: level,
 			Compared: compared(level, len(against)), Findings: res.Findings}

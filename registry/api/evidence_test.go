@@ -2,8 +2,12 @@ package api_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charter-dev/charter/registry/api"
 )
 
 // TestCompatibilityEvidence: verbose=true&evidence=true answers, beside
@@ -59,5 +63,104 @@ func TestCompatibilityEvidence(t *testing.T) {
 	}
 	if _, _, body = e.do("POST", "/compatibility/subjects/s/versions/latest?verbose=true", schemaBody(v1)); strings.Contains(body, "evidence") {
 		t.Fatalf("evidence without evidence=true: %s", body)
+	}
+}
+
+type transitiveEvidence struct {
+	IsCompatible bool `json:"is_compatible"`
+	Evidence     struct {
+		Pairs []struct {
+			Direction string
+			Version   int
+			Result    struct {
+				Events, Equal, Refused int
+				Partial                bool
+			}
+		}
+		Counterexamples []struct {
+			RuleID  string `json:"ruleId"`
+			Version int
+			Outcome struct{ Path string }
+		}
+		NotCompared []int
+		Budget      string
+	}
+}
+
+// transitiveSubject registers three versions of a subject at
+// BACKWARD_TRANSITIVE, each adding a carrier, and returns a candidate
+// that lacks FEDEX, which all three have.
+func transitiveSubject(t *testing.T, e *env) string {
+	t.Helper()
+	e.mustDo("PUT", "/config/s", `{"compatibility":"BACKWARD_TRANSITIVE"}`)
+	base := `{"type":"record","name":"Shipment","fields":[{"name":"id","type":"string"},{"name":"carrier","type":{"type":"enum","name":"Carrier","symbols":[SYMBOLS]}}]}`
+	for _, syms := range []string{`"DHL","FEDEX"`, `"DHL","FEDEX","UPS"`, `"DHL","FEDEX","UPS","DPD"`} {
+		e.mustDo("POST", "/subjects/s/versions", schemaBody(strings.Replace(base, "SYMBOLS", syms, 1)))
+	}
+	return strings.Replace(base, "SYMBOLS", `"DHL","UPS","DPD"`, 1)
+}
+
+// TestCompatibilityEvidenceTransitive: under a transitive level the
+// evidence reads the candidate against every version the rules compare
+// with, newest first, each breaking finding with the counterexample of
+// its own version.
+func TestCompatibilityEvidenceTransitive(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cand := transitiveSubject(t, e)
+	status, _, body := e.do("POST", "/compatibility/subjects/s/versions?verbose=true&evidence=true", schemaBody(cand))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var got transitiveEvidence
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	ev := got.Evidence
+	if got.IsCompatible || len(ev.Pairs) != 3 || len(ev.NotCompared) != 0 || ev.Budget != "" {
+		t.Fatalf("evidence %s", body)
+	}
+	for i, want := range []int{3, 2, 1} {
+		p := ev.Pairs[i]
+		if p.Direction != "BACKWARD" || p.Version != want || p.Result.Events != 100 || p.Result.Refused == 0 || p.Result.Partial {
+			t.Errorf("pair %d: %+v, want BACKWARD against v%d with refusals", i, p, want)
+		}
+	}
+	versions := map[int]bool{}
+	for _, c := range ev.Counterexamples {
+		if c.RuleID != "AVRO_MISSING_ENUM_SYMBOLS" || c.Outcome.Path != ".carrier" {
+			t.Errorf("counterexample %+v", c)
+		}
+		versions[c.Version] = true
+	}
+	if len(versions) != 3 {
+		t.Errorf("counterexamples for versions %v, want 1, 2 and 3: %s", versions, body)
+	}
+	// A version given: that one alone, even under a transitive level.
+	_, _, body = e.do("POST", "/compatibility/subjects/s/versions/1?verbose=true&evidence=true", schemaBody(cand))
+	got = transitiveEvidence{}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || len(got.Evidence.Pairs) != 1 || got.Evidence.Pairs[0].Version != 1 {
+		t.Fatalf("version 1: %v %s", err, body)
+	}
+}
+
+// TestCompatibilityEvidenceBudget: when the time budget runs out, the
+// versions left unread are named and the verdict stays the rules'.
+func TestCompatibilityEvidenceBudget(t *testing.T) {
+	defer api.SetEvidenceTimeout(time.Nanosecond)()
+	e := newEnv(t)
+	cand := transitiveSubject(t, e)
+	status, _, body := e.do("POST", "/compatibility/subjects/s/versions?verbose=true&evidence=true", schemaBody(cand))
+	if status != 200 {
+		t.Fatalf("status %d: %s", status, body)
+	}
+	var got transitiveEvidence
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	ev := got.Evidence
+	if got.IsCompatible || len(ev.Pairs) != 0 || !slices.Equal(ev.NotCompared, []int{3, 2, 1}) ||
+		!strings.Contains(ev.Budget, "the time budget of 1ns ran out before every version was read: versions [3 2 1] were not compared") {
+		t.Fatalf("evidence %s", body)
 	}
 }
