@@ -164,3 +164,47 @@ func TestCompatibilityEvidenceBudget(t *testing.T) {
 		t.Fatalf("evidence %s", body)
 	}
 }
+
+// TestCompatibilityEvidenceDocumented: the evidence parameter and the
+// answer's evidence field are in openapi.json, and every shape of the
+// answer matches it (a breaking pair with outcomes, an evidence rule's
+// finding, a compatible pair, a pair not read).
+func TestCompatibilityEvidenceDocumented(t *testing.T) {
+	e := newGovEnv(t)
+	const cmp = "/compatibility/subjects/{subject}/versions"
+	for _, path := range []string{cmp, cmp + "/{version}"} {
+		found := false
+		for _, p := range e.oas.operation(t, "POST", path)["parameters"].([]any) {
+			if m, ok := p.(map[string]any); ok && m["name"] == "evidence" && m["in"] == "query" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("POST %s: no evidence parameter in openapi.json", path)
+		}
+	}
+	v1 := `{"type":"record","name":"Shipment","fields":[{"name":"id","type":"string"},{"name":"carrier","type":{"type":"enum","name":"Carrier","symbols":["DHL","UPS","FEDEX"]}}]}`
+	e.call(200, "POST", "/subjects/{subject}/versions", "/subjects/s/versions", schemaBody(v1))
+	r := e.call(200, "POST", cmp, "/compatibility/subjects/s/versions?verbose=true&evidence=true", schemaBody(strings.Replace(v1, `,"FEDEX"`, "", 1)))
+	if !strings.Contains(r.body, `"counterexamples":[`) || !strings.Contains(r.body, `"outcomes":[`) {
+		t.Errorf("breaking: %s", r.body)
+	}
+	e.call(200, "POST", cmp+"/{version}", "/compatibility/subjects/s/versions/1?verbose=true&evidence=true", schemaBody(v1))
+	// An evidence rule's finding: a Protobuf repeated string made
+	// singular, which every rule accepts.
+	p1 := `syntax = "proto3"; message Parcel { repeated string labels = 1; }`
+	e.call(200, "POST", "/subjects/{subject}/versions", "/subjects/p/versions", schemaBody(p1, `"schemaType":"PROTOBUF"`))
+	r = e.call(200, "POST", cmp, "/compatibility/subjects/p/versions?verbose=true&evidence=true",
+		schemaBody(strings.Replace(p1, "repeated ", "", 1), `"schemaType":"PROTOBUF"`))
+	if !strings.Contains(r.body, `"findings":[{"ruleId":"PROTO_REPEATED_TO_SINGULAR"`) {
+		t.Errorf("evidence rule: %s", r.body)
+	}
+	// Not read: a schema with references.
+	e.call(200, "POST", "/subjects/{subject}/versions", "/subjects/box/versions",
+		schemaBody(`{"type":"record","name":"Box","fields":[{"name":"s","type":"Shipment"}]}`, `"references":[{"name":"Shipment","subject":"s","version":1}]`))
+	r = e.call(200, "POST", cmp, "/compatibility/subjects/box/versions?verbose=true&evidence=true",
+		schemaBody(`{"type":"record","name":"Box","fields":[{"name":"s","type":"Shipment"}]}`, `"references":[{"name":"Shipment","subject":"s","version":1}]`))
+	if !strings.Contains(r.body, `"notRead":"the schema has references"`) {
+		t.Errorf("references: %s", r.body)
+	}
+}
