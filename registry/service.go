@@ -54,6 +54,7 @@ type Service struct {
 	log     *slog.Logger
 
 	maxSchemaSize int
+	settings      serverSettings // confluent_options.go
 	parsed        *parsedCache
 	summaries     *summaryCache // the transitive levels' (summary.go)
 	lookups       *lookupCache  // findInSubject's (lookupfacts.go)
@@ -325,10 +326,11 @@ func (s *Service) update(ctx context.Context, op string, fn func(Tx) error) erro
 	defer s.bumpGeneration()
 	err := storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
 	var api *srerr.APIError
-	if err != nil && !errors.As(err, &api) {
-		// Not the answer of fn but a failure of the store (a commit,
-		// say): what the caches learned in the transaction, schema IDs
-		// of writes that may be rolled back, is dropped with the rest.
+	if err != nil && !errors.As(err, &api) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		// Not the answer of fn, nor its client gone, but a failure of
+		// the store (a commit, say): what the caches learned in the
+		// transaction, schema IDs of writes that may be rolled back, is
+		// dropped with the rest.
 		s.parsed.clear()
 		s.summaries.clear()
 		s.lookups.clear()
