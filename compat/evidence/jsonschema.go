@@ -160,12 +160,20 @@ func (e *jsonEngine) event(_ int, ch *chooser) (*observed, bool) {
 // that failed.
 func leafCause(ve *js.ValidationError) *js.ValidationError {
 	for len(ve.Causes) > 0 {
-		// Prefer a cause that names a keyword over a group.
-		next := ve.Causes[0]
+		// Prefer a cause that names a keyword over a group, and of
+		// those the first by instance and schema location: the
+		// validator lists the causes of "properties" in Go map order.
+		var next *js.ValidationError
 		for _, c := range ve.Causes {
-			if len(c.ErrorKind.KeywordPath()) > 0 {
+			switch kw := len(c.ErrorKind.KeywordPath()) > 0; {
+			case next == nil:
 				next = c
-				break
+			case kw != (len(next.ErrorKind.KeywordPath()) > 0):
+				if kw {
+					next = c
+				}
+			case causeBefore(c, next):
+				next = c
 			}
 		}
 		if _, ok := ve.ErrorKind.(*kind.OneOf); ok {
@@ -176,6 +184,27 @@ func leafCause(ve *js.ValidationError) *js.ValidationError {
 		ve = next
 	}
 	return ve
+}
+
+// causeBefore orders validation errors by instance location (array
+// indices as numbers), then schema location.
+func causeBefore(a, b *js.ValidationError) bool {
+	for i := 0; i < len(a.InstanceLocation) && i < len(b.InstanceLocation); i++ {
+		x, y := a.InstanceLocation[i], b.InstanceLocation[i]
+		if x == y {
+			continue
+		}
+		xn, xerr := strconv.Atoi(x)
+		yn, yerr := strconv.Atoi(y)
+		if xerr == nil && yerr == nil {
+			return xn < yn
+		}
+		return x < y
+	}
+	if len(a.InstanceLocation) != len(b.InstanceLocation) {
+		return len(a.InstanceLocation) < len(b.InstanceLocation)
+	}
+	return a.SchemaURL < b.SchemaURL
 }
 
 // jsonRefusal describes a failed keyword: the JSON pointer of the
