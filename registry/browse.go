@@ -323,6 +323,11 @@ type Comparison struct {
 	Bump       governance.Bump     `json:"bump"`
 	Changes    []governance.Change `json:"changes"`
 	Findings   []compat.Finding    `json:"findings"`
+
+	// FromParsed and ToParsed are the two schemas as parsed (with their
+	// references), for reading events across the change
+	// (compat/evidence).
+	FromParsed, ToParsed compat.Schema `json:"-"`
 }
 
 // Compare compares version to of subject with version from (either may be
@@ -377,6 +382,7 @@ func (gov *Governance) Compare(ctx context.Context, subject string, from, to int
 		out.From = SubjectSchema{Subject: subject, Version: found[0].Version, Schema: stored[0]}
 		out.To = SubjectSchema{Subject: subject, Version: found[1].Version, Schema: stored[1]}
 		out.FromFields, out.ToFields = fields[0], fields[1]
+		out.FromParsed, out.ToParsed = sides[0].Schema, sides[1].Schema
 		cfg, err := effectiveConfig(ctx, tx, subject)
 		if err != nil {
 			return err

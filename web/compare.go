@@ -1,11 +1,18 @@
 package web
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
@@ -18,7 +25,26 @@ type note struct {
 	Path    string
 	Message string
 	Detail  string
+	// Evidence is a finding's counterexample, nil for a change or when
+	// no event was read.
+	Evidence *noteEvidence
 }
+
+// noteEvidence is what the generated events showed at a finding: the
+// smallest event found that breaks there and what the reader did, or
+// that none of them broke there.
+type noteEvidence struct {
+	Events int
+	// Event is the counterexample as the writer wrote it (indented
+	// JSON), "" when no event broke here.
+	Event  string
+	Class  string // loss or refused
+	Path   string
+	Reader string
+}
+
+// evidenceTimeout bounds the events the compare page reads.
+const evidenceTimeout = 2 * time.Second
 
 // sideLine is a line of one side of the comparison with its notes.
 type sideLine struct {
@@ -38,6 +64,11 @@ type compareView struct {
 	Findings int
 	Level    string
 	Levels   []option
+	// Evidence summarises the generated events read across the change;
+	// "" when none were read.
+	Evidence string
+	// EvidenceBreaking is true when an event was lost or refused.
+	EvidenceBreaking bool
 }
 
 // comparePage shows two versions side by side (?from=&to=, default the
@@ -99,14 +130,27 @@ func (u *ui) comparePage(w http.ResponseWriter, r *http.Request) {
 		}
 		v.General = append(v.General, n)
 	}
-	for _, f := range cmp.Findings {
-		detail := string(f.Direction)
-		if f.Direction == compat.DirBackward {
-			detail = "BACKWARD: version " + strconv.Itoa(cmp.To.Version) + " reading data written with version " + strconv.Itoa(cmp.From.Version)
-		} else if f.Direction == compat.DirForward {
-			detail = "FORWARD: version " + strconv.Itoa(cmp.From.Version) + " reading data written with version " + strconv.Itoa(cmp.To.Version)
+	rep, summary, breaking := readEvidence(ctx, cmp)
+	v.Evidence, v.EvidenceBreaking = summary, breaking
+	detail := func(f compat.Finding) string {
+		switch f.Direction {
+		case compat.DirBackward:
+			return "BACKWARD: version " + strconv.Itoa(cmp.To.Version) + " reading data written with version " + strconv.Itoa(cmp.From.Version)
+		case compat.DirForward:
+			return "FORWARD: version " + strconv.Itoa(cmp.From.Version) + " reading data written with version " + strconv.Itoa(cmp.To.Version)
 		}
-		place(note{Kind: "finding", RuleID: f.RuleID, Path: f.Path, Message: f.Message, Detail: detail})
+		return string(f.Direction)
+	}
+	for _, f := range cmp.Findings {
+		place(note{Kind: "finding", RuleID: f.RuleID, Path: f.Path, Message: f.Message, Detail: detail(f), Evidence: findingEvidence(rep, f)})
+	}
+	if rep != nil {
+		// The evidence rules' findings: losses every rule accepts,
+		// which an event proved (warnings; the message holds the
+		// event).
+		for _, f := range rep.Findings {
+			place(note{Kind: "finding", RuleID: f.RuleID, Path: f.Path, Message: f.Message, Detail: "a warning proved by an event; " + detail(f)})
+		}
 	}
 	for _, c := range cmp.Changes {
 		if c.Bump == governance.BumpNone && c.Kind == governance.KindSchemaAdded {
@@ -116,6 +160,72 @@ func (u *ui) comparePage(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Findings = len(cmp.Findings)
 	u.render(w, r, http.StatusOK, "compare", subject+": version "+strconv.Itoa(cmp.From.Version)+" and "+strconv.Itoa(cmp.To.Version), "subjects", v)
+}
+
+// readEvidence reads generated events across the compared pair
+// (compat/evidence, 100 events per direction, within evidenceTimeout),
+// at the comparison's level without _TRANSITIVE (one earlier version),
+// and summarises them: how many read back equal, or how many broke. A
+// pair the engine cannot read says why; rep is then nil.
+func readEvidence(ctx context.Context, cmp registry.Comparison) (rep *evidence.Report, summary string, breaking bool) {
+	if cmp.FromParsed == nil || cmp.ToParsed == nil || cmp.From.Version == cmp.To.Version {
+		return nil, "", false
+	}
+	level := compat.Level(strings.TrimSuffix(string(cmp.Level), "_TRANSITIVE"))
+	if level == compat.None {
+		return nil, "", false
+	}
+	ctx, cancel := context.WithTimeout(ctx, evidenceTimeout)
+	defer cancel()
+	r, err := evidence.Check(ctx, level, cmp.ToParsed, []compat.Previous{{Version: cmp.From.Version, Schema: cmp.FromParsed}}, evidence.Options{})
+	if err != nil {
+		return nil, "events not read: " + strings.TrimPrefix(err.Error(), "evidence: "), false
+	}
+	var n, equal, defaulted, lossy, refused int
+	partial := false
+	for _, p := range r.Pairs {
+		n += p.Result.Events
+		equal += p.Result.Equal
+		defaulted += p.Result.Defaulted
+		lossy += p.Result.Lossy
+		refused += p.Result.Refused
+		partial = partial || p.Result.Partial
+	}
+	if n == 0 && !partial {
+		return nil, "events not read: no event valid under the writer's schema could be generated", false
+	}
+	pairs := rule.Plural(len(r.Pairs), "direction")
+	if lossy+refused == 0 {
+		summary = fmt.Sprintf("%d of %s read back equal in %s (%d with the reader's default)", equal+defaulted, rule.Plural(n, "generated event"), pairs, defaulted)
+	} else {
+		summary = fmt.Sprintf("%s read in %s: %d equal, %d with the reader's default, %d with loss, %d refused", rule.Plural(n, "generated event"), pairs, equal, defaulted, lossy, refused)
+	}
+	if partial {
+		summary += fmt.Sprintf(" (cut short by the %v bound)", evidenceTimeout)
+	}
+	return &r, summary, lossy+refused > 0
+}
+
+// findingEvidence is the counterexample rep holds for f, nil without
+// events for f's pair.
+func findingEvidence(rep *evidence.Report, f compat.Finding) *noteEvidence {
+	if rep == nil {
+		return nil
+	}
+	res, ok := rep.Pair(f.Direction, f.Version)
+	if !ok || res.Events == 0 {
+		return nil
+	}
+	ev := &noteEvidence{Events: res.Events}
+	if o, ok := rep.Counterexample(f); ok {
+		var b bytes.Buffer
+		if json.Indent(&b, o.Event, "", "  ") != nil {
+			b.Reset()
+			b.Write(o.Event)
+		}
+		ev.Event, ev.Class, ev.Path, ev.Reader = b.String(), o.Class.String(), o.Path, o.Reader
+	}
+	return ev
 }
 
 func sides(lines []codeLine) []sideLine {

@@ -272,10 +272,13 @@ func TestBrowser(t *testing.T) {
 	waitURL("/compare?")
 	want("compare", text("#verdict"), "BACKWARD", "compatible", "minor")
 	want("compare notes", text("#right-head + div"), "FIELD_ADDED")
+	want("compare evidence", text("#evidence"), "100 of 100 generated events read back equal")
 	shot("04-compare")
 	audit("04-compare")
 	visit("05-compare-findings", "/ui/subjects/customers-value/compare?from=1&to=2&level=FULL")
 	want("findings", text("#verdict"), "4 compatibility findings")
+	want("findings evidence", text("#evidence"), "200 refused")
+	want("counterexample", text("#to-L4 .evidence"), "Counterexample, refused at #/properties/id", `"id": ""`, "got string, want integer")
 
 	// Deprecations on day 0: 90 days left, five readers.
 	visit("06-deprecations-day0", "/ui/deprecations")
