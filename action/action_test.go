@@ -540,11 +540,17 @@ func TestAction(t *testing.T) {
 		ws := o.clone(t, "trunk")
 		payload := map[string]any{"inputs": map[string]any{}, "ref": "refs/heads/trunk", "repository": map[string]any{"full_name": "acme/shop", "default_branch": "trunk"}, "workflow": ".github/workflows/schemas.yml"}
 		r := newRunner(t, home, ws, "workflow_dispatch", payload, "GITHUB_REF_NAME=trunk", "GITHUB_REF_TYPE=branch")
-		res := steps(t, r, "CHARTER_FAIL_ON=warning")
+		res := steps(t, r, "CHARTER_FAIL_ON=warning", "CHARTER_EVIDENCE=true")
 		if res.code != 1 {
 			t.Fatalf("exit %d, want 1\n%s", res.code, res)
 		}
 		common(t, r, res, "git:HEAD~1")
+		// evidence: true reads 100 events per pair: the annotations
+		// carry the counterexamples, the log the counts.
+		if got := annotations(res.stdout); !strings.Contains(got, `(forward)%0Afix: keep each writer subschema, or a wider one, in the reader%0Acounterexample: {"id":"","tier":"bronze"} is refused at #/properties/tier`) ||
+			!strings.Contains(res.stdout, "evidence for customer-value: 200 generated events over 2 pairs: 180 equal, 0 with the reader's default, 0 with loss, 20 refused") {
+			t.Errorf("evidence: true:\n%s", res.stdout)
+		}
 		if !strings.Contains(res.stdout, "git fetch --deepen=1 origin "+o.head+" (origin)") {
 			t.Errorf("the clone was not deepened:\n%s", res.stdout)
 		}
@@ -611,6 +617,8 @@ func TestAction(t *testing.T) {
 		ws := o.clone(t, "feature")
 		r := newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
 		failure(t, steps(t, r, "CHARTER_FAIL_ON=notice"), `charter: invalid --fail-on "notice": want error or warning`)
+		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+		failure(t, steps(t, r, "CHARTER_EVIDENCE=lots"), `charter: invalid argument "lots" for "--evidence" flag`)
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
 		failure(t, steps(t, r, "CHARTER_COMMENT=yes"), `invalid comment input "yes": want true or false`)
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")

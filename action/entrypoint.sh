@@ -34,6 +34,8 @@
 #   CHARTER_DIR           directory charter.yaml is found from (default .)
 #   CHARTER_CONFIG        path of charter.yaml
 #   CHARTER_FAIL_ON       error (default) or warning
+#   CHARTER_EVIDENCE      events per pair for --evidence: "" , 0 or false
+#                         off (default), true 100, or a number
 #   CHARTER_SARIF_FILE    where the SARIF report goes (default
 #                         $RUNNER_TEMP/charter.sarif)
 #   CHARTER_COMMENT       true: comment on the pull request
@@ -410,6 +412,11 @@ check() {
 	mkdir -p "$(dirname "$sarif")"
 	local args=(check --format github --against "$against" -C "$dir" --fail-on "${CHARTER_FAIL_ON:-error}" --report-file "sarif=$sarif")
 	if [ -n "${CHARTER_CONFIG:-}" ]; then args+=(--config "$CHARTER_CONFIG"); fi
+	case "${CHARTER_EVIDENCE:-}" in
+	"" | 0 | false) ;;
+	true) args+=(--evidence) ;;
+	*) args+=("--evidence=$CHARTER_EVIDENCE") ;;
+	esac
 	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then args+=(--summary-file "$GITHUB_STEP_SUMMARY"); fi
 	if [ -n "${GITHUB_OUTPUT:-}" ]; then args+=(--github-output "$GITHUB_OUTPUT"); fi
 	if [ "${CHARTER_COMMENT:-false}" = true ]; then args+=(--report-file "markdown=$work/comment.md"); fi
