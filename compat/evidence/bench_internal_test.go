@@ -148,6 +148,26 @@ func BenchmarkEvidenceProtobuf200Messages(b *testing.B) {
 	}
 }
 
+// BenchmarkEvidenceProtobuf200MessagesBreaking: the reader reads every
+// message's repeated tags as one string and its int64 as int32, so events
+// lose values (PROTO_REPEATED_TO_SINGULAR, numbers truncated) and their
+// counterexamples are shrunk.
+func BenchmarkEvidenceProtobuf200MessagesBreaking(b *testing.B) {
+	_, w := protoPair(b)
+	rtext := strings.ReplaceAll(file200(true), "repeated string tags = 3;", "string tags = 3;")
+	rtext = strings.ReplaceAll(rtext, "int64 n = 2;", "int32 n = 2;")
+	r, err := protobuf.Parse(rtext, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := Read(context.Background(), r, w, Options{Events: benchEvents})
+		if err != nil || res.Events != benchEvents || len(res.Outcomes) == 0 {
+			b.Fatal(res, err)
+		}
+	}
+}
+
 // BenchmarkBaselineProtobuf200Messages unmarshals the same 100 events
 // with the reader's descriptors.
 func BenchmarkBaselineProtobuf200Messages(b *testing.B) {
@@ -191,6 +211,7 @@ func TestEvidenceCost(t *testing.T) {
 		{"Avro record of 50 fields", BenchmarkEvidenceAvro50Fields, BenchmarkBaselineAvro50Fields},
 		{"Avro record of 50 fields, breaking (outcomes shrunk)", BenchmarkEvidenceAvro50FieldsBreaking, BenchmarkBaselineAvro50Fields},
 		{"Protobuf file of 200 messages", BenchmarkEvidenceProtobuf200Messages, BenchmarkBaselineProtobuf200Messages},
+		{"Protobuf file of 200 messages, breaking (outcomes shrunk)", BenchmarkEvidenceProtobuf200MessagesBreaking, BenchmarkBaselineProtobuf200Messages},
 	} {
 		ev := testing.Benchmark(c.evidence)
 		base := testing.Benchmark(c.baseline)

@@ -43,10 +43,11 @@
 // no choice can be undone without losing it. Work is bounded by
 // [Options.Events] and by the context.
 //
-// [Check] is the one entry point for a gate (charter diff, charter check,
-// the registry's compatibility call): the evidence of every pair a
-// compatibility level compares, and the findings of the evidence rules
-// ([Rules]), which fire only on a loss an event proves.
+// [Check] is the one entry point for a gate (charter diff, charter check
+// --evidence, the registry's compatibility call, the web UI's compare
+// page): the evidence of every pair a compatibility level compares, and
+// the findings of the evidence rules ([Rules]), which fire only on a loss
+// an event proves.
 package evidence
 
 import (
