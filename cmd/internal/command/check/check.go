@@ -224,18 +224,22 @@ func run(cmd *cobra.Command, o options) error {
 	if err := render.Check(stdout, format, res, ro); err != nil {
 		return err
 	}
+	// Only stdout follows --color: a file is not a terminal, so every
+	// file written (report files, the summary, the outputs) is plain.
+	plain := ro
+	plain.Color = false
 	for _, rf := range reports {
-		if err := writeFile(rf.path, func(w io.Writer) error { return render.Check(w, rf.format, res, ro) }); err != nil {
+		if err := writeFile(rf.path, func(w io.Writer) error { return render.Check(w, rf.format, res, plain) }); err != nil {
 			return err
 		}
 	}
 	if o.summaryFile != "" {
-		if err := appendTo(o.summaryFile, func(w io.Writer) error { return render.Check(w, render.Markdown, res, ro) }); err != nil {
+		if err := appendTo(o.summaryFile, func(w io.Writer) error { return render.Check(w, render.Markdown, res, plain) }); err != nil {
 			return err
 		}
 	}
 	if o.githubOut != "" {
-		if err := appendTo(o.githubOut, func(w io.Writer) error { return writeOutputs(w, res, ro) }); err != nil {
+		if err := appendTo(o.githubOut, func(w io.Writer) error { return writeOutputs(w, res, plain) }); err != nil {
 			return err
 		}
 	}

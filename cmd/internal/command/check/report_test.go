@@ -14,6 +14,7 @@ import (
 
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/charter-dev/charter/cmd/internal/command/check"
+	"github.com/charter-dev/charter/cmd/internal/render"
 )
 
 // schemas is where the render package vendors the published SARIF 2.1.0
@@ -168,6 +169,41 @@ func TestCheckProgress(t *testing.T) {
 		}
 		if (want == "" && r.stderr != "") || !strings.HasPrefix(r.stderr, want) || (want != "" && !strings.HasSuffix(r.stderr, " subjects/s)\n")) {
 			t.Errorf("%d subjects: stderr %q, want %q…", n, r.stderr, want)
+		}
+	}
+}
+
+// TestCheckFilesNeverColoured: only stdout follows --color. With --color
+// always, the text on stdout is coloured, and no file the run writes is:
+// a report file in every format (text included), the summary and the
+// outputs.
+func TestCheckFilesNeverColoured(t *testing.T) {
+	t.Parallel()
+	repo := sampleRepo(t)
+	dir := t.TempDir()
+	args := []string{"check", "-C", repo, "--against", "git:HEAD~1", "--color", "always",
+		"--summary-file", filepath.Join(dir, "summary.md"), "--github-output", filepath.Join(dir, "outputs")}
+	var files []string
+	for _, f := range render.Formats {
+		p := filepath.Join(dir, "report."+string(f))
+		files = append(files, p)
+		args = append(args, "--report-file", string(f)+"="+p)
+	}
+	files = append(files, filepath.Join(dir, "summary.md"), filepath.Join(dir, "outputs"))
+	r := run(t, args...)
+	if r.code != cli.ExitViolations || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("--color always: stdout has no colour:\n%s", r.stdout)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 || bytes.Contains(b, []byte("\x1b")) {
+			t.Errorf("%s: empty or coloured (%d bytes):\n%q", filepath.Base(p), len(b), b)
 		}
 	}
 }
