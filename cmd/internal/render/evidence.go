@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/compat/rule"
@@ -28,11 +29,15 @@ func evidenceText(f rule.Finding) string {
 	if len(e.Event) == 0 {
 		return fmt.Sprintf("evidence: none of %s broke here", rule.Plural(e.Events, "generated event"))
 	}
+	ev := eventText(e.Event)
+	if strings.Contains(f.Message, ev) {
+		return "" // an evidence rule's message already shows its event
+	}
 	what := "is refused"
 	if e.Class != "refused" {
 		what = "loses data"
 	}
-	return fmt.Sprintf("counterexample: %s %s at %s: %s", eventText(e.Event), what, e.Path, e.Reader)
+	return fmt.Sprintf("counterexample: %s %s at %s: %s", ev, what, e.Path, e.Reader)
 }
 
 // eventText is an event's JSON on one line, cut at maxEventText.

@@ -44,15 +44,16 @@ func checkMarkdown(w io.Writer, r *project.Result, o Options) error {
 			if f.Hint != "" {
 				msg += "<br>**Fix:** " + cell(f.Hint)
 			}
-			if f.Evidence != nil && len(f.Evidence.Event) > 0 {
-				e := f.Evidence
-				what := "is refused"
-				if e.Class != "refused" {
-					what = "loses data"
+			if line := evidenceText(f); line != "" {
+				if e := f.Evidence; len(e.Event) > 0 {
+					what := "is refused"
+					if e.Class != "refused" {
+						what = "loses data"
+					}
+					msg += fmt.Sprintf("<br>**Counterexample:** %s %s at %s: %s", code(eventText(e.Event)), what, code(e.Path), cell(e.Reader))
+				} else {
+					msg += "<br>" + cell(line)
 				}
-				msg += fmt.Sprintf("<br>**Counterexample:** %s %s at %s: %s", code(eventText(e.Event)), what, code(e.Path), cell(e.Reader))
-			} else if e := evidenceText(f); e != "" {
-				msg += "<br>" + cell(e)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", sevIcon[f.Severity], code(f.Subject), code(f.RuleID), loc, msg)
 		}
