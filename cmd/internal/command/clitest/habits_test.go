@@ -78,6 +78,7 @@ func TestEveryCommandHonoursOutputJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	eventLong := writeFile(t, dir, "event-long.avsc", strings.Replace(habitEvent, `"type":"string"}`, `"type":"long"}`, 1))
 	eventV2 := writeFile(t, dir, "event2.avsc", strings.Replace(habitEvent, `"type":"string"}`, `"type":"string"},{"name":"note","type":"string","default":""}`, 1))
 	fromDB := filepath.Join(dir, "from.db")
 	st, err := sqlite.Open(t.Context(), fromDB)
@@ -99,6 +100,10 @@ func TestEveryCommandHonoursOutputJSON(t *testing.T) {
 		clitest.OK("register", "events-value", event),
 		clitest.OK("register", "scratch-value", event),
 		clitest.OK("contracts", "publish", pact, "--subject", "shipments-value", "--consumer-version", "1.0.0"),
+		// gaps-value v1 cannot reach v2: id changes type, no migration rule.
+		clitest.OK("config", "set", "gaps-value", "--level", "NONE"),
+		clitest.OK("register", "gaps-value", event),
+		clitest.OK("register", "gaps-value", eventLong),
 	)
 	dumpFile := filepath.Join(dir, "dump.json")
 	if r := clitest.Run(t, "export", "--registry", url, "--file", dumpFile); r.Code != cli.ExitOK {
@@ -182,6 +187,54 @@ func TestEveryCommandHonoursOutputJSON(t *testing.T) {
 	for path := range tree {
 		if _, ok := noOutput[path]; !ok && !seen[path] {
 			t.Errorf("%s has no -o json case: add one to TestEveryCommandHonoursOutputJSON (or to noOutput, with the reason)", path)
+		}
+	}
+
+	// The other modes of the commands that have several, and the paths
+	// that end in a finding or a refusal (exit 1): each prints its
+	// document as JSON too, never the text rendering.
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"deprecate", "--list"}, cli.ExitOK},
+		{[]string{"deprecate", "--calendar"}, cli.ExitOK},
+		{[]string{"extend", "shipments-value", ".carrier_code", "--consumer", "billing", "--revoke"}, cli.ExitOK},
+		{[]string{"deprecate", "shipments-value", ".carrier_code", "--undo"}, cli.ExitOK},
+		{[]string{"owners"}, cli.ExitOK},
+		{[]string{"owners", "shipments-value", "--delete"}, cli.ExitOK},
+		{[]string{"audit", "--subject", "nobody-value"}, cli.ExitOK},
+		{[]string{"lineage", "producers", "list", "events-value"}, cli.ExitOK},
+		{[]string{"lineage", "consumers", "list", "events-value"}, cli.ExitOK},
+		// Exit 1: findings and refusals.
+		{[]string{"diff", event, eventLong}, cli.ExitViolations},
+		{[]string{"contracts", "verify", pact, "--schema", event}, cli.ExitViolations},
+		{[]string{"register", "events-value", eventLong}, cli.ExitViolations},
+		{[]string{"upcast", "verify", "--subject", "gaps-value", "--samples", samples}, cli.ExitViolations},
+		{[]string{"upcast", "replay", "--subject", "gaps-value", "--in", events, "--out", filepath.Join(dir, "gaps.jsonl"), "--no-progress"}, cli.ExitViolations},
+	} {
+		args := append(tc.args, "--registry", url, "-o", "json")
+		r := clitest.Run(t, args...)
+		var v any
+		if r.Code != tc.code {
+			t.Errorf("%v: exit %d, want %d\nstderr: %s", args, r.Code, tc.code, r.Stderr)
+		} else if err := json.Unmarshal([]byte(r.Stdout), &v); err != nil {
+			t.Errorf("%v: stdout is not JSON (%v):\n%s", args, err, r.Stdout)
+		}
+	}
+
+	// An error (exit 2) is one line on stderr and nothing on stdout: every
+	// case again, against a registry nobody listens on, prints JSON or
+	// nothing.
+	for _, tc := range cases {
+		args := append(append(strings.Fields(strings.TrimPrefix(tc.path, "charter")), tc.args...), "--registry", "http://127.0.0.1:1", "-o", "json")
+		r := clitest.RunStdin(t, tc.stdin, args...)
+		if strings.TrimSpace(r.Stdout) == "" {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(r.Stdout), &v); err != nil {
+			t.Errorf("%s -o json, registry down: exit %d, stdout is neither JSON nor empty (%v):\n%s", tc.path, r.Code, err, r.Stdout)
 		}
 	}
 	// A bad --output is one line and exit 2, wherever it is given.

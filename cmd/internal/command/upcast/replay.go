@@ -141,7 +141,9 @@ func runReplay(cmd *cobra.Command, f replayFlags, deps Deps) error {
 	var gap *up.GapError
 	switch {
 	case errors.As(err, &gap):
-		renderGaps(stdout, gap)
+		if err := renderGaps(stdout, f.format, gap); err != nil {
+			return err
+		}
 		return deps.violations()
 	case err != nil:
 		return err

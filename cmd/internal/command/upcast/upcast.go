@@ -167,7 +167,9 @@ func runVerify(cmd *cobra.Command, f verifyFlags, deps Deps) error {
 	var gap *up.GapError
 	switch {
 	case errors.As(err, &gap):
-		renderGaps(out, gap)
+		if err := renderGaps(out, f.format, gap); err != nil {
+			return err
+		}
 		return deps.violations()
 	case err != nil:
 		return err
@@ -256,11 +258,39 @@ func renderText(w io.Writer, rep *up.Report) {
 	fmt.Fprintf(w, "%s: %d ok, %d failed\n", rule.Plural(rep.Samples, "sample"), rep.OK, failed)
 }
 
-func renderGaps(w io.Writer, gap *up.GapError) {
+// gapsJSON is the -o json form of a subject with versions that have no
+// path to the target.
+type gapsJSON struct {
+	Subject string    `json:"subject"`
+	Target  int       `json:"target"`
+	Gaps    []gapJSON `json:"gaps"`
+}
+
+type gapJSON struct {
+	From   int    `json:"from"`
+	Stuck  int    `json:"stuck"`
+	Next   int    `json:"next"`
+	Reason string `json:"reason"`
+}
+
+// renderGaps prints the versions with no path to the target, in format
+// (text or json).
+func renderGaps(w io.Writer, format string, gap *up.GapError) error {
+	if format == "json" {
+		doc := gapsJSON{Subject: gap.Subject, Target: gap.Target, Gaps: []gapJSON{}}
+		for _, g := range gap.Gaps {
+			doc.Gaps = append(doc.Gaps, gapJSON{From: g.From, Stuck: g.Stuck, Next: g.Next, Reason: g.Reason})
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	}
 	fmt.Fprintf(w, "subject %s → v%d: %d version(s) have no path\n", gap.Subject, gap.Target, len(gap.Gaps))
 	for _, g := range gap.Gaps {
 		fmt.Fprintf(w, "FAIL v%d: stuck at v%d→v%d: %s\n", g.From, g.Stuck, g.Next, g.Reason)
 	}
+	return nil
 }
 
 func showProgress(w io.Writer, force *bool, off bool) bool {
