@@ -138,14 +138,15 @@ func BenchmarkRegisterGrowingRecord(b *testing.B) {
 	next := previous + 1
 	start := time.Now()
 	mustRegister(b, svc, "chain", registry.RegisterRequest{Schema: growingRecord(next)})
-	b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "ms/first")
-	b.ResetTimer()
+	first := time.Since(start)
+	b.ResetTimer() // which drops the metrics reported so far
 	start = time.Now()
 	for range b.N {
 		next++
 		mustRegister(b, svc, "chain", registry.RegisterRequest{Schema: growingRecord(next)})
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/register")
+	b.ReportMetric(float64(first.Microseconds())/1000, "ms/first")
 }
 
 // BenchmarkRegisterDistinctSubjects registers a small record under a new
