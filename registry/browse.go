@@ -309,6 +309,47 @@ func (s *Service) VersionFields(ctx context.Context, subject string, n int) (Sub
 	return ss, fields, err
 }
 
+// ParsedVersion returns version n of subject (Latest for the latest) with
+// its schema parsed with its references, as the compatibility checks read
+// it (the registry's evidence reads events with it, compat/evidence).
+// Errors: as Version.
+func (s *Service) ParsedVersion(ctx context.Context, subject string, n int) (SubjectSchema, compat.Schema, error) {
+	ss, err := s.Version(ctx, subject, n, false)
+	if err != nil {
+		return ss, nil, err
+	}
+	var p compat.Schema
+	err = s.view(ctx, "parse version", func(tx Tx) error {
+		var err error
+		p, err = s.parseStored(ctx, tx, ss.Schema)
+		return err
+	})
+	return ss, p, err
+}
+
+// ParseRequest parses req's schema with its references resolved, as a
+// registration reads it (not normalized). Errors: 42201 an invalid schema
+// or reference, and the other errors of a registration's request checks
+// (an empty or too large schema, invalid metadata).
+func (s *Service) ParseRequest(ctx context.Context, req RegisterRequest) (compat.Schema, error) {
+	f, err := s.checkRequest(&req)
+	if err != nil {
+		return nil, err
+	}
+	var p compat.Schema
+	err = s.view(ctx, "parse schema", func(tx Tx) error {
+		deps, err := s.resolveReferences(ctx, tx, req.References)
+		if err != nil {
+			return err
+		}
+		if p, err = f.Parse(req.Schema, deps); err != nil {
+			return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
+		}
+		return nil
+	})
+	return p, err
+}
+
 // Comparison is two versions of a subject side by side: the changes from
 // From to To as the changelog words them, and the compatibility findings
 // of To against From at the subject's level (non-transitive: the one

@@ -12,7 +12,6 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/evidence"
-	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 )
 
@@ -44,7 +43,7 @@ type counterexample struct {
 // checkEvidence reads generated events of the candidate against each
 // version the check compared (res.Versions: the one given, the latest,
 // or every live one under a transitive level), newest first, at the
-// subject's level; schemas with references are not read yet. The time
+// subject's level, each schema parsed with its references. The time
 // budget (evidenceTimeout) bounds the whole: the versions it leaves
 // unread are named in notCompared. Evidence never changes the verdict.
 func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, res registry.CompatibilityResult) *evidenceResponse {
@@ -54,19 +53,15 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 		return out
 	}
 	sreq := req.toService(r)
-	if len(sreq.References) > 0 {
-		return fail(errors.New("the schema has references"))
-	}
 	t := sreq.Type
 	if t == "" {
 		t = compat.Avro
 	}
-	f, ok := formats.ByType(t)
-	if !ok {
-		return fail(errors.New("unknown schema type " + string(t)))
-	}
-	next, err := f.Format.Parse(sreq.Schema, nil)
-	if err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), evidenceTimeout)
+	defer cancel()
+	// Parsed with its references, as the check read it.
+	next, err := s.svc.ParseRequest(ctx, sreq)
+	if err != nil && ctx.Err() == nil {
 		return fail(err)
 	}
 	level := res.Level
@@ -77,16 +72,14 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 		// One given version: the transitive variant means the same.
 		level = compat.Level(strings.TrimSuffix(string(level), "_TRANSITIVE"))
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), evidenceTimeout)
-	defer cancel()
-	var skipped []string
+	var skipped, notRead []string
 	for i := len(res.Versions) - 1; i >= 0; i-- {
 		n := res.Versions[i]
 		if ctx.Err() != nil {
 			out.NotCompared = append(out.NotCompared, n)
 			continue
 		}
-		prev, err := s.svc.Version(ctx, r.PathValue("subject"), n, false)
+		prev, ps, err := s.svc.ParsedVersion(ctx, r.PathValue("subject"), n)
 		if err != nil {
 			if ctx.Err() != nil {
 				out.NotCompared = append(out.NotCompared, n)
@@ -94,17 +87,17 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 			}
 			return fail(err)
 		}
-		if len(prev.Schema.References) > 0 || prev.Schema.Type != t {
+		if prev.Schema.Type != t {
 			skipped = append(skipped, strconv.Itoa(n))
 			continue
-		}
-		ps, err := f.Format.Parse(prev.Schema.Text, nil)
-		if err != nil {
-			return fail(err)
 		}
 		// One version at a time, so that the budget stops between
 		// versions and each pair read is whole or marked partial.
 		rep, err := evidence.Check(ctx, level, next, []compat.Previous{{Version: prev.Version, Schema: ps}}, evidence.Options{})
+		if errors.Is(err, evidence.ErrUnsupported) {
+			notRead = append(notRead, fmt.Sprintf("version %d: %v", n, err))
+			continue
+		}
 		if err != nil {
 			return fail(err)
 		}
@@ -128,8 +121,9 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 		}
 	}
 	if len(skipped) > 0 {
-		out.NotRead = "versions " + strings.Join(skipped, ", ") + " have references or another type"
+		notRead = append(notRead, "versions "+strings.Join(skipped, ", ")+" are of another schema type")
 	}
+	out.NotRead = strings.Join(notRead, "; ")
 	if len(out.NotCompared) > 0 {
 		out.Budget = fmt.Sprintf("the time budget of %v ran out before every version was read: versions %v were not compared; the verdict is the rules' alone for them", evidenceTimeout, out.NotCompared)
 	}
