@@ -223,7 +223,7 @@ func TestOwnerMissing(t *testing.T) {
 	if got := brief(res.Findings); got != "warning OWNER_MISSING " {
 		t.Fatalf("findings %q", got)
 	}
-	if !strings.Contains(res.Findings[0].Hint, "charter owners set orders-value") {
+	if !strings.Contains(res.Findings[0].Hint, "charter owners orders-value") {
 		t.Errorf("hint %q", res.Findings[0].Hint)
 	}
 	st.Policy.Rules = map[string]string{governance.RuleOwnerMissing: "error"}
