@@ -108,7 +108,7 @@ func (o origin) clone(t *testing.T, ref string) string {
 
 // runner is one job's GITHUB_* environment.
 type runner struct {
-	dir                           string
+	dir, ws                       string
 	output, summary, path, events string
 	env                           []string
 }
@@ -118,6 +118,7 @@ func newRunner(t *testing.T, home, ws, event string, payload any, env ...string)
 	dir := t.TempDir()
 	r := &runner{
 		dir:     dir,
+		ws:      ws,
 		output:  filepath.Join(dir, "github_output"),
 		summary: filepath.Join(dir, "step_summary.md"),
 		path:    filepath.Join(dir, "github_path"),
@@ -180,6 +181,9 @@ type result struct {
 	stdout, stderr  string
 	outputs         map[string]string
 	summary, gopath string
+	// raw is the text each step wrote to GITHUB_OUTPUT, by step ID (one
+	// step's under "" when run alone).
+	raw map[string]string
 }
 
 // run runs entrypoint.sh MODE with the runner's environment.
@@ -195,7 +199,7 @@ func (r *runner) run(t *testing.T, mode string, env ...string) result {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	res := result{stdout: stdout.String(), stderr: stderr.String(), outputs: map[string]string{}}
+	res := result{stdout: stdout.String(), stderr: stderr.String(), outputs: map[string]string{}, raw: map[string]string{}}
 	if ee, ok := err.(*exec.ExitError); ok {
 		res.code = ee.ExitCode()
 	} else if err != nil {
@@ -205,6 +209,7 @@ func (r *runner) run(t *testing.T, mode string, env ...string) result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	res.raw[""] = string(out)
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if k, v, ok := strings.Cut(line, "="); ok {
 			res.outputs[k] = v
@@ -342,25 +347,50 @@ func TestAction(t *testing.T) {
 	gh := ghfake.New(t, "acme/shop", "ghs_test_token")
 	gh.Seed(7, "LGTM, but let the gate judge")
 
-	// steps runs prepare then check, as action.yml does, passing
-	// prepare's outputs on.
+	// steps runs action.yml's run steps (prepare, build, check) in its
+	// order, as the runner does: prepare's outputs passed on, each step
+	// with a GITHUB_OUTPUT of its own, the steps after a failed one
+	// skipped. The result is the last step's that ran, with the stdout of
+	// all of them and the action's outputs as action.yml maps them.
 	steps := func(t *testing.T, r *runner, env ...string) result {
 		t.Helper()
 		base := []string{"CHARTER_SOURCE=" + src, "CHARTER_ACTION_REF=" + actionRef, "CHARTER_ACTION_REPOSITORY=charter-dev/charter",
 			"CHARTER_GITHUB_TOKEN=ghs_test_token", "GITHUB_API_URL=" + gh.URL}
-		p := r.run(t, "prepare", append(base, "CHARTER_COMMIT="+commit)...)
-		if p.code != 0 {
-			t.Fatalf("prepare: exit %d\n%s", p.code, p)
+		byStep := map[string]map[string]string{}
+		raw := map[string]string{}
+		var res result
+		var stdout strings.Builder
+		for _, st := range runSteps(t) {
+			if err := os.WriteFile(r.output, nil, 0o644); err != nil { // a new step, a new file
+				t.Fatal(err)
+			}
+			var stepEnv []string
+			if st.mode == "prepare" {
+				stepEnv = append(append(append([]string(nil), base...), "CHARTER_COMMIT="+commit), env...)
+			} else {
+				p := byStep["prepare"]
+				stepEnv = append(append(append([]string(nil), base...), "CHARTER_VERSION="+p["version"], "CHARTER_COMMIT="+p["commit"], "CHARTER_HOME="+p["dir"]), env...)
+			}
+			res = r.run(t, st.mode, stepEnv...)
+			stdout.WriteString(res.stdout)
+			byStep[st.id], raw[st.id] = res.outputs, res.raw[""]
+			ownHome := false
+			for _, kv := range env {
+				ownHome = ownHome || strings.HasPrefix(kv, "CHARTER_HOME=")
+			}
+			if st.mode == "prepare" && res.code == 0 {
+				if res.outputs["version"] != actionRef || res.outputs["commit"] != commit || (res.outputs["dir"] != home && !ownHome) ||
+					!strings.HasPrefix(res.outputs["key"], "charter-Linux-X64-go") || !strings.HasSuffix(res.outputs["key"], "-"+actionRef+"-"+commit) {
+					t.Fatalf("prepare outputs %v", res.outputs)
+				}
+			}
+			if res.code != 0 {
+				break
+			}
 		}
-		if p.outputs["version"] != actionRef || p.outputs["commit"] != commit || p.outputs["dir"] != home ||
-			!strings.HasPrefix(p.outputs["key"], "charter-Linux-X64-go") || !strings.HasSuffix(p.outputs["key"], "-"+actionRef+"-"+commit) {
-			t.Fatalf("prepare outputs %v", p.outputs)
-		}
-		if err := os.WriteFile(r.output, nil, 0o644); err != nil { // a new step, a new file
-			t.Fatal(err)
-		}
-		env = append(append(base, "CHARTER_VERSION="+p.outputs["version"], "CHARTER_COMMIT="+p.outputs["commit"]), env...)
-		return r.run(t, "check", env...)
+		res.stdout, res.raw = stdout.String(), raw
+		res.outputs = actionOutputs(t, byStep)
+		return res
 	}
 	// common checks every run that got to charter check.
 	common := func(t *testing.T, r *runner, res result, against string) {
@@ -380,12 +410,22 @@ func TestAction(t *testing.T) {
 		if want := filepath.Join(r.dir, "runner_temp", "charter.sarif"); res.outputs["sarif-file"] != want {
 			t.Errorf("sarif-file %q, want %q", res.outputs["sarif-file"], want)
 		}
+		noLabelledRefs(t, r.ws, o.dir)
+		noRunDirs(t, filepath.Join(r.dir, "runner_temp"))
 	}
 
 	t.Run("pull_request", func(t *testing.T) {
 		ws := o.clone(t, "refs/pull/7/merge")
+		// A stale payload: its base.sha is a commit main no longer is (here
+		// one holding the head's schemas, against which the pull request
+		// would change nothing). The merge commit's first parent is the
+		// base GitHub merged with.
+		stale := git(t, o.dir, "commit-tree", "-m", "stale main", o.head+"^{tree}")
+		git(t, o.dir, "update-ref", "refs/heads/old-main", stale)
 		payload := prPayload(o)
-		r := newRunner(t, home, ws, "pull_request", payload, "GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=feature", "GITHUB_REF_NAME=7/merge")
+		payload["pull_request"].(map[string]any)["base"].(map[string]any)["sha"] = stale
+		r := newRunner(t, home, ws, "pull_request", payload, "GITHUB_BASE_REF=main", "GITHUB_HEAD_REF=feature", "GITHUB_REF_NAME=7/merge",
+			"GITHUB_REF=refs/pull/7/merge", "GITHUB_SHA="+o.merge)
 		res := steps(t, r, "CHARTER_COMMENT=true")
 		if res.code != 1 {
 			t.Fatalf("exit %d, want 1 (errors found)\n%s", res.code, res)
@@ -393,7 +433,10 @@ func TestAction(t *testing.T) {
 		if !strings.Contains(res.stdout, "::group::go build charter "+actionRef+" ("+commit+")") {
 			t.Errorf("the first run did not build charter:\n%s", res.stdout)
 		}
-		common(t, r, res, "git:origin/main")
+		common(t, r, res, "git:"+o.base)
+		if !strings.Contains(res.stdout, "Base: "+o.base+", the first parent of the merge commit refs/pull/7/merge\n") {
+			t.Errorf("the baseline is not the merge commit's first parent:\n%s", res.stdout)
+		}
 		golden(t, "pull_request.annotations", annotations(res.stdout))
 		golden(t, "summary.golden.md", res.summary)
 		for k, v := range map[string]string{"result": "failed", "errors": "3", "warnings": "0", "notices": "0", "subjects": "2"} {
@@ -404,13 +447,10 @@ func TestAction(t *testing.T) {
 		if got := sarifResults(t, res.outputs["sarif-file"]); strings.Join(got, " ") != strings.Join(wantErrors, " ") {
 			t.Errorf("SARIF results %v, want %v", got, wantErrors)
 		}
-		// The base branch was fetched at the payload's base commit, one
-		// commit deep.
-		if got := git(t, ws, "rev-parse", "origin/main"); got != o.base {
-			t.Errorf("origin/main = %s, want the base %s", got, o.base)
-		}
-		if got := git(t, ws, "rev-list", "--count", "--all"); got != "2" {
-			t.Errorf("the workspace holds %s commits, want 2 (the merge and the base)", got)
+		// The clone was deepened by one: the merge commit's parents, the
+		// base and the head.
+		if got := git(t, ws, "rev-list", "--count", "--all"); got != "3" {
+			t.Errorf("the workspace holds %s commits, want 3 (the merge, the base and the head)", got)
 		}
 		// One comment of the gate's, beside the reviewer's, carrying the
 		// marker and the Markdown summary.
@@ -494,13 +534,21 @@ func TestAction(t *testing.T) {
 		if res.code != 0 {
 			t.Fatalf("exit %d, want 0\n%s", res.code, res)
 		}
-		if !strings.HasPrefix(res.outputs["against"], "dir:") || !strings.HasSuffix(res.outputs["against"], "/empty-baseline") {
-			t.Errorf("against %q", res.outputs["against"])
-		}
+		// The empty baseline is named, not shown as the run's temporary
+		// directory.
+		common(t, r, res, "none (first push of main)")
 		got := annotations(res.stdout)
 		if !strings.Contains(got, "::notice title=Charter schema check::first push of main: there is no earlier commit to compare with, so every subject is new\n") ||
-			strings.Count(got, "title=SUBJECT_ADDED") != 2 || !strings.Contains(got, "Charter schema check passed: 0 errors, 1 warning, 2 notices in 2 subjects (2 added)") {
+			strings.Count(got, "title=SUBJECT_ADDED") != 2 || !strings.Contains(got, "Charter schema check passed: 0 errors, 1 warning, 2 notices in 2 subjects (2 added), against none (first push of main)\n") {
 			t.Errorf("annotations:\n%s", got)
+		}
+		if !strings.Contains(res.summary, "against `none (first push of main)`") {
+			t.Errorf("summary:\n%s", res.summary)
+		}
+		for _, text := range []string{res.stdout, res.stderr, res.summary} {
+			if strings.Contains(text, "charter-run.") || strings.Contains(text, "empty-baseline") {
+				t.Errorf("the run's temporary directory shows:\n%s", text)
+			}
 		}
 		if res.outputs["result"] != "passed" || res.outputs["notices"] != "2" {
 			t.Errorf("outputs %v", res.outputs)
@@ -525,9 +573,9 @@ func TestAction(t *testing.T) {
 		if res.code != 1 {
 			t.Fatalf("exit %d, want 1\n%s", res.code, res)
 		}
-		common(t, r, res, "git:origin/main")
-		if got := git(t, ws, "rev-parse", "origin/main"); got != o.base {
-			t.Errorf("origin/main = %s, want %s", got, o.base)
+		common(t, r, res, "git:"+o.base)
+		if got := git(t, ws, "rev-parse", "refs/charter/baseline"); got != o.base {
+			t.Errorf("refs/charter/baseline = %s, want %s", got, o.base)
 		}
 		if got := annotations(res.stdout); strings.Count(got, "::error ") != 3 {
 			t.Errorf("annotations:\n%s", got)
@@ -581,13 +629,84 @@ func TestAction(t *testing.T) {
 		if len(errs) != 1 || !strings.Contains(errs[0], want) {
 			t.Errorf("error annotations %q, want one containing %q\n%s", errs, want, res)
 		}
-		if !strings.HasPrefix(res.summary, "### ❌ Charter schema check could not run\n\n") || !strings.Contains(res.summary, want) {
-			t.Errorf("summary:\n%s", res.summary)
+		if !strings.HasPrefix(res.summary, "### ❌ Charter schema check could not run\n\n") || !strings.Contains(res.summary, want) ||
+			strings.Count(res.summary, "### ❌ Charter schema check could not run") != 1 {
+			t.Errorf("summary, want one \"could not run\" section:\n%s", res.summary)
 		}
 		if res.outputs["result"] != "error" {
 			t.Errorf("result output %q, want error", res.outputs["result"])
 		}
+		n := 0
+		for _, text := range res.raw {
+			n += len(regexp.MustCompile(`(?m)^result=`).FindAllString(text, -1))
+		}
+		if n != 1 {
+			t.Errorf("%d result lines in the steps' outputs %q, want 1", n, res.raw)
+		}
 	}
+
+	t.Run("not a git checkout", func(t *testing.T) {
+		// The workflow forgot actions/checkout: the workspace holds no
+		// repository, whatever the event.
+		for _, tc := range []struct {
+			event   string
+			payload map[string]any
+		}{
+			{"workflow_dispatch", map[string]any{"ref": "refs/heads/main", "repository": map[string]any{"default_branch": "main"}}},
+			{"", map[string]any{}},
+			{"push", pushPayload(o, "refs/heads/main", o.base, o.head, false)},
+			{"pull_request", prPayload(o)},
+		} {
+			ws := t.TempDir()
+			projecttest.CopyTree(t, "testdata/sample/head", ws)
+			r := newRunner(t, home, ws, tc.event, tc.payload, "GITHUB_REF_NAME=main", "GITHUB_BASE_REF=main")
+			res := steps(t, r)
+			failure(t, res, "the workspace "+ws+" is not a git checkout: add actions/checkout before this step")
+			if strings.Contains(res.stdout+res.stderr, "fatal:") || strings.Contains(res.stdout, "first commit") {
+				t.Errorf("%s: git's complaint or a first-commit notice shows:\n%s", tc.event, res)
+			}
+		}
+	})
+
+	t.Run("revision not in the history", func(t *testing.T) {
+		// feature has two commits: HEAD~2 fetches fine, and is not there.
+		for _, rev := range []string{"HEAD~2", "HEAD~5", "HEAD^2"} {
+			ws := o.clone(t, "feature")
+			r := newRunner(t, home, ws, "workflow_dispatch", map[string]any{"ref": "refs/heads/feature"}, "GITHUB_REF_NAME=feature")
+			res := steps(t, r, "CHARTER_AGAINST=git:"+rev)
+			failure(t, res, "the baseline git:"+rev+" does not exist in the repository's history (HEAD has 2 commits in all)")
+			if strings.Contains(res.stdout, "fetching it failed") {
+				t.Errorf("%s: blamed on the fetch:\n%s", rev, res)
+			}
+		}
+	})
+
+	t.Run("runner files missing", func(t *testing.T) {
+		// RUNNER_TEMP that does not exist: one section, one result line.
+		ws := o.clone(t, "feature")
+		r := newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main", "RUNNER_TEMP=/nonexistent/charter-runner-temp")
+		failure(t, steps(t, r), "cannot make a temporary directory in /nonexistent/charter-runner-temp")
+		// A GITHUB_OUTPUT that cannot be written: still exit 2 (not 1,
+		// which means findings), one error.
+		for _, mode := range []string{"prepare", "build", "check"} {
+			r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+			res := r.run(t, mode, "GITHUB_OUTPUT=/nonexistent/out", "CHARTER_SOURCE="+src, "CHARTER_VERSION="+actionRef, "CHARTER_COMMIT="+commit)
+			errs := regexp.MustCompile(`(?m)^::error .*$`).FindAllString(res.stdout, -1)
+			if res.code != 2 || len(errs) != 1 || !strings.Contains(errs[0], "cannot write GITHUB_OUTPUT (/nonexistent/out)") ||
+				strings.Count(res.summary, "### ❌ Charter schema check could not run") != 1 {
+				t.Errorf("%s with GITHUB_OUTPUT=/nonexistent/out: exit %d, errors %q, summary:\n%s\n%s", mode, res.code, errs, res.summary, res)
+			}
+		}
+		// A command substitution that fails (go env, in prepare) is one
+		// error, not one from the subshell and one from the script; the
+		// action's result output is error though check never ran.
+		fake := t.TempDir()
+		if err := os.WriteFile(filepath.Join(fake, "go"), []byte("#!/bin/sh\necho 'go: broken toolchain' >&2\nexit 3\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
+		failure(t, steps(t, r, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH")), "the action failed unexpectedly (entrypoint.sh line ")
+	})
 
 	t.Run("shallow clone that cannot fetch", func(t *testing.T) {
 		ws := o.clone(t, "feature")
@@ -609,14 +728,35 @@ func TestAction(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
-		res := steps(t, r, "CHARTER_DIR=empty")
-		failure(t, res, "charter check could not run against git:origin/main: charter: no charter.yaml found in")
+		res := steps(t, r, "CHARTER_DIR=empty", "CHARTER_COMMENT=true")
+		failure(t, res, "charter check could not run against git:"+o.base+": charter: no charter.yaml found in")
+		// comment: true: the gate's comment (this working-directory's)
+		// says the check could not run, and why.
+		var found bool
+		for _, c := range gh.Comments(7) {
+			if strings.HasPrefix(c.Body, "<!-- charter-schema-check dir=empty -->\n### ❌ Charter schema check could not run\n\ncharter check could not run against git:"+o.base+": charter: no charter.yaml found in") {
+				found = true
+				if res.outputs["comment-url"] != c.HTMLURL {
+					t.Errorf("comment-url %q, want %q", res.outputs["comment-url"], c.HTMLURL)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no \"could not run\" comment: %+v", gh.Comments(7))
+		}
 	})
 
 	t.Run("bad input", func(t *testing.T) {
 		ws := o.clone(t, "feature")
 		r := newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
-		failure(t, steps(t, r, "CHARTER_FAIL_ON=notice"), `charter: invalid --fail-on "notice": want error or warning`)
+		before := gh.Comments(7)
+		failure(t, steps(t, r, "CHARTER_FAIL_ON=notice", "CHARTER_COMMENT=true"), `charter: invalid --fail-on "notice": want error or warning`)
+		// The earlier verdict's comment is updated, not left standing.
+		after := gh.Comments(7)
+		if len(after) != len(before) || len(after) < 2 || after[1].ID != before[1].ID ||
+			!strings.HasPrefix(after[1].Body, "<!-- charter-schema-check dir=. -->\n### ❌ Charter schema check could not run\n\ncharter check could not run against git:"+o.base+`: charter: invalid --fail-on "notice"`) {
+			t.Errorf("comments after a run that could not check: %+v (before %+v)", after, before)
+		}
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
 		failure(t, steps(t, r, "CHARTER_EVIDENCE=lots"), `charter: invalid argument "lots" for "--evidence" flag`)
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
@@ -639,7 +779,7 @@ func TestAction(t *testing.T) {
 		}
 		failure(t, steps(t, r, "CHARTER_SARIF_FILE="+blocker+"/charter.sarif"), "the action failed unexpectedly (entrypoint.sh line ")
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
-		failure(t, r.run(t, "deploy"), `entrypoint.sh: unknown mode "deploy": want prepare or check`)
+		failure(t, r.run(t, "deploy"), `entrypoint.sh: unknown mode "deploy": want prepare, build or check`)
 	})
 
 	t.Run("comment refused", func(t *testing.T) {
@@ -723,16 +863,45 @@ func TestEntrypointOutsideGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", "entrypoint.sh")
-	cmd.Dir = "."
-	cmd.Env = append(cleanEnv(), "CHARTER_BIN="+bin, "CHARTER_SOURCE="+src, "CHARTER_HOME="+t.TempDir(), "TMPDIR="+t.TempDir())
-	cmd.Dir = repo
-	cmd.Args = []string{"bash", filepath.Join(src, "action", "entrypoint.sh")}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("entrypoint: %v\n%s", err, out)
+	tmp := t.TempDir()
+	run := func(t *testing.T, dir string) (int, string) {
+		t.Helper()
+		cmd := exec.Command("bash", filepath.Join(src, "action", "entrypoint.sh"))
+		cmd.Env = append(cleanEnv(), "CHARTER_BIN="+bin, "CHARTER_SOURCE="+src, "CHARTER_HOME="+t.TempDir(), "TMPDIR="+tmp)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
 	}
-	if !strings.HasSuffix(string(out), "Baseline: git:HEAD~1\nCharter schema check passed: 0 errors, 0 warnings, 0 notices in 2 subjects (2 unchanged), against git:HEAD~1\n") {
-		t.Errorf("output:\n%s", out)
+	code, out := run(t, repo)
+	m := regexp.MustCompile(`\nBaseline: git:HEAD~1\nSARIF report: (` + regexp.QuoteMeta(tmp) + `/charter-sarif\.\w+/charter\.sarif)\nCharter schema check passed: 0 errors, 0 warnings, 0 notices in 2 subjects \(2 unchanged\), against git:HEAD~1\n$`).FindStringSubmatch(out)
+	if code != 0 || m == nil {
+		t.Fatalf("exit %d, output:\n%s", code, out)
 	}
+	// The SARIF report is the run's own (kept); the temporary directory
+	// is gone.
+	if _, err := os.Stat(m[1]); err != nil {
+		t.Errorf("SARIF report: %v", err)
+	}
+	noRunDirs(t, tmp)
+	code, out2 := run(t, repo)
+	if code != 0 || strings.Contains(out2, m[1]) {
+		t.Errorf("a second run: exit %d, the same SARIF path %s:\n%s", code, m[1], out2)
+	}
+	noRunDirs(t, tmp)
+
+	// A repository with no commit yet: every subject is new.
+	fresh := t.TempDir()
+	projecttest.CopyTree(t, "testdata/sample/base", fresh)
+	projecttest.Git(t, fresh, "init", "-q")
+	code, out = run(t, fresh)
+	if code != 0 || !strings.Contains(out, "Baseline: none (the repository has no commit yet)\n") || !strings.Contains(out, "(2 added), against none (the repository has no commit yet)\n") {
+		t.Errorf("no commit yet: exit %d\n%s", code, out)
+	}
+	noRunDirs(t, tmp)
 }

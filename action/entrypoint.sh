@@ -64,10 +64,17 @@ output() { if [ -n "${GITHUB_OUTPUT:-}" ]; then printf '%s=%s\n' "$1" "$2" >>"$G
 notice() { echo "::notice title=$title::$(escape_data "$1")"; }
 
 # fail MESSAGE [DETAIL]: an ::error annotation, a step summary and
-# result=error, then exit 2.
+# result=error (each written once, and exit status 2 even when the GitHub
+# files cannot be written), the pull request's comment updated to say so
+# (check mode, comment: true), then exit 2.
+mode="${1:-check}"
+failed=""
 fail() {
 	trap - ERR
+	set +e
 	local msg="$1" detail="${2:-}" md
+	if [ -n "$failed" ]; then exit 2; fi
+	failed=1
 	if [ -n "$detail" ]; then
 		echo "::error title=$title::$(escape_data "$msg"$'\n'"$detail")"
 		md="$msg"$'\n\n```\n'"$detail"$'\n```'
@@ -75,11 +82,20 @@ fail() {
 		echo "::error title=$title::$(escape_data "$msg")"
 		md="$msg"
 	fi
-	summary "### ❌ $title could not run"$'\n\n'"$md"
-	output result error
+	summary "### ❌ $title could not run"$'\n\n'"$md" 2>/dev/null
+	output result error 2>/dev/null
+	fail_comment "$md"
 	exit 2
 }
-trap 'rc=$?; fail "the action failed unexpectedly (entrypoint.sh line $LINENO: $BASH_COMMAND, exit $rc)"' ERR
+# The ERR trap is inherited by command substitutions (set -E): there it
+# only ends the subshell, and the command that ran it fails once, in the
+# script itself.
+trap 'rc=$?; if [ "$BASH_SUBSHELL" -gt 0 ]; then exit "$rc"; fi; fail "the action failed unexpectedly (entrypoint.sh line $LINENO: $BASH_COMMAND, exit $rc)"' ERR
+
+# The run's own temporary directory (check mode), removed on exit.
+work=""
+cleanup() { if [ -n "$work" ]; then rm -rf "$work"; fi; }
+trap cleanup EXIT
 
 is_sha() { [[ "$1" =~ ^[0-9a-f]{40}$ ]]; }
 
@@ -225,9 +241,24 @@ missing() {
 	fail "the baseline ($1) is not in this checkout and fetching it failed: set fetch-depth: 0 on actions/checkout (or fetch it before this step), or pass the action an against: input" "$fetch_err"
 }
 
+# unknown REV: REV is not a commit of the repository even with its whole
+# history fetched (a clone that is still shallow is unshallowed first).
+unknown() {
+	local rev="$1" n
+	if [ "$(git -C "$dir" rev-parse --is-shallow-repository)" = true ]; then
+		fetch --unshallow origin "$(git -C "$dir" rev-parse HEAD)" || missing "$rev"
+		if has_commit "$rev"; then return 0; fi
+	fi
+	n="$(git -C "$dir" rev-list --count HEAD 2>/dev/null || echo "?")"
+	fail "the baseline git:$rev does not exist in the repository's history (HEAD has $n commits in all): pass the action another against: input"
+}
+
+# empty_baseline: nothing to compare with. charter reads an empty
+# directory of the run's; the reports call it "none (REASON)".
 empty_baseline() {
 	mkdir -p "$work/empty-baseline"
 	against="dir:$work/empty-baseline"
+	against_label="none ($1)"
 	notice "$1: there is no earlier commit to compare with, so every subject is new"
 }
 
@@ -246,23 +277,37 @@ base() {
 		against="git:origin/$ref"
 		return
 	fi
+	# The commit is kept under a ref of the action's own: origin/REF
+	# names the branch's tip, which may have moved on since.
 	if ! has_commit "$sha"; then
-		if [ -n "$ref" ] && ! has_commit "refs/remotes/origin/$ref"; then
-			fetch --depth=1 origin "+$sha:refs/remotes/origin/$ref" || missing "commit $sha of $ref"
-		else
-			fetch --depth=1 origin "$sha" || missing "commit $sha${ref:+ of $ref}"
-		fi
+		fetch --depth=1 origin "+$sha:refs/charter/baseline" || missing "commit $sha${ref:+ of $ref}"
 	fi
-	if [ -n "$ref" ] && [ "$(rev_of "refs/remotes/origin/$ref")" = "$sha" ]; then
-		against="git:origin/$ref"
-	else
-		against="git:$sha"
-	fi
+	against="git:$sha"
+}
+
+# merge_parent: on a pull request checked out as GitHub's merge commit
+# (refs/pull/N/merge, actions/checkout's default), the base is the merge
+# commit's first parent: the base branch as GitHub merged it, which the
+# payload's base.sha may be older than. Prints the parent's SHA, or
+# nothing when HEAD is not that merge commit.
+merge_parent() {
+	local ref="${GITHUB_REF:-}" head parents
+	[[ "$ref" =~ ^refs/pull/[0-9]+/merge$ ]] || return 0
+	head="$(rev_of HEAD)"
+	[ -n "$head" ] || return 0
+	if [ -n "${GITHUB_SHA:-}" ] && [ "$GITHUB_SHA" != "$head" ]; then return 0; fi
+	# A shallow clone holds the commit object, parents listed, without them.
+	parents="$(git -C "$dir" cat-file commit "$head" | awk '/^parent / {print $2} /^$/ {exit}')"
+	if [ "$(wc -l <<<"$parents")" -eq 2 ]; then head -n 1 <<<"$parents"; fi
 }
 
 # previous: the commit before HEAD, deepening a shallow clone by one; a
 # root commit compares with nothing.
 previous() {
+	if ! has_commit HEAD; then
+		empty_baseline "the repository has no commit yet"
+		return
+	fi
 	if ! has_commit HEAD~1; then
 		if [ "$(git -C "$dir" rev-parse --is-shallow-repository)" = true ]; then
 			fetch --deepen=1 origin "$(git -C "$dir" rev-parse HEAD)" || missing "HEAD~1"
@@ -300,7 +345,7 @@ explicit() {
 		fi
 		;;
 	esac
-	has_commit "$rev" || missing "$rev"
+	has_commit "$rev" || unknown "$rev"
 }
 
 # read_event sets ev_* from the event payload.
@@ -318,6 +363,13 @@ read_event() {
 
 # baseline sets against from the event (CHARTER_AGAINST beats it).
 baseline() {
+	case "${CHARTER_AGAINST:-git:}" in
+	git:*)
+		if ! git -C "$dir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+			fail "the workspace $(pwd) is not a git checkout: add actions/checkout before this step (or pass the action an against: dir:PATH or registry input)"
+		fi
+		;;
+	esac
 	if [ -n "${CHARTER_AGAINST:-}" ]; then
 		explicit "$CHARTER_AGAINST"
 		return
@@ -326,6 +378,17 @@ baseline() {
 	case "$event" in
 	pull_request | pull_request_target | merge_group)
 		local ref="${ev_base_ref:-${GITHUB_BASE_REF:-}}"
+		local parent
+		parent="$(merge_parent)"
+		if [ -n "$parent" ]; then
+			if ! has_commit "$parent"; then
+				fetch --deepen=1 origin "$(rev_of HEAD)" || missing "the merge commit's first parent, $parent"
+				has_commit "$parent" || missing "the merge commit's first parent, $parent"
+			fi
+			against="git:$parent"
+			echo "Base: $parent, the first parent of the merge commit ${GITHUB_REF}"
+			return
+		fi
 		[ -n "$ref$ev_base_sha" ] || fail "the $event event names no base branch (GITHUB_BASE_REF and the payload's base are empty): pass the action an against: input"
 		base "$ref" "$ev_base_sha"
 		;;
@@ -368,22 +431,55 @@ baseline() {
 	esac
 }
 
-check() {
-	work="$(mktemp -d "$tmp_root/charter-run.XXXXXX")"
-	case "${CHARTER_COMMENT:-false}" in true | false) ;; *) fail "invalid comment input \"$CHARTER_COMMENT\": want true or false" ;; esac
+# files_writable: the GitHub files the step writes can be written (a
+# step that cannot record its result must still fail as one error).
+files_writable() {
+	local v
+	for v in GITHUB_OUTPUT GITHUB_STEP_SUMMARY; do
+		if [ -n "${!v:-}" ] && ! { : >>"${!v}"; } 2>/dev/null; then
+			fail "cannot write $v (${!v}): the runner's file for the step is missing or read-only"
+		fi
+	done
+}
+
+# ensure_bin sets bin (CHARTER_BIN, or charter built into $home) and
+# helper.
+ensure_bin() {
 	if [ -n "${CHARTER_BIN:-}" ]; then
 		bin="$CHARTER_BIN"
 		[ -x "$bin" ] || fail "CHARTER_BIN $bin is not an executable"
 		build_helper
-	else
-		if [ -z "${CHARTER_VERSION:-}" ] || [ -z "${CHARTER_COMMIT:-}" ]; then
-			identify
-		else
-			version="$CHARTER_VERSION" commit="$CHARTER_COMMIT"
-		fi
-		build
+		return
 	fi
+	if [ -z "${CHARTER_VERSION:-}" ] || [ -z "${CHARTER_COMMIT:-}" ]; then
+		identify
+	else
+		version="$CHARTER_VERSION" commit="$CHARTER_COMMIT"
+	fi
+	build
+}
+
+# relabel copies its input, naming an empty baseline by its label
+# instead of the run's temporary directory.
+against_label=""
+relabel() {
+	if [ -z "$against_label" ]; then
+		cat
+		return
+	fi
+	awk -v from="$against" -v to="$against_label" '{
+		out = ""
+		while ((i = index($0, from)) > 0) { out = out substr($0, 1, i - 1) to; $0 = substr($0, i + length(from)) }
+		print out $0
+	}'
+}
+
+check() {
 	local line
+	line="$(mktemp -d "$tmp_root/charter-run.XXXXXX" 2>&1)" || fail "cannot make a temporary directory in $tmp_root (RUNNER_TEMP or TMPDIR)" "$line"
+	work="$line"
+	case "${CHARTER_COMMENT:-false}" in true | false) ;; *) fail "invalid comment input \"$CHARTER_COMMENT\": want true or false" ;; esac
+	ensure_bin
 	line="$("$bin" version 2>&1)" || fail "$bin does not run" "$line"
 	echo "$line"
 	line="${line#charter }"
@@ -404,12 +500,20 @@ check() {
 		output result skipped
 		exit 0
 	fi
-	output against "$against"
-	echo "Baseline: $against"
+	output against "${against_label:-$against}"
+	echo "Baseline: ${against_label:-$against}"
 
-	local sarif="${CHARTER_SARIF_FILE:-$tmp_root/charter.sarif}"
+	# The SARIF report: the sarif-file input, else $RUNNER_TEMP/charter.sarif
+	# on a runner, else a directory of its own for this run (kept).
+	local sarif="${CHARTER_SARIF_FILE:-}"
+	if [ -z "$sarif" ] && [ -n "${RUNNER_TEMP:-}" ]; then
+		sarif="$RUNNER_TEMP/charter.sarif"
+	elif [ -z "$sarif" ]; then
+		sarif="$(mktemp -d "$tmp_root/charter-sarif.XXXXXX")/charter.sarif"
+	fi
 	case "$sarif" in /*) ;; *) sarif="$(pwd)/$sarif" ;; esac
 	mkdir -p "$(dirname "$sarif")"
+	echo "SARIF report: $sarif"
 	local args=(check --format github --against "$against" -C "$dir" --fail-on "${CHARTER_FAIL_ON:-error}" --report-file "sarif=$sarif")
 	if [ -n "${CHARTER_CONFIG:-}" ]; then args+=(--config "$CHARTER_CONFIG"); fi
 	case "${CHARTER_EVIDENCE:-}" in
@@ -417,25 +521,56 @@ check() {
 	true) args+=(--evidence) ;;
 	*) args+=("--evidence=$CHARTER_EVIDENCE") ;;
 	esac
-	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then args+=(--summary-file "$GITHUB_STEP_SUMMARY"); fi
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then args+=(--summary-file "$work/summary.md"); fi
 	if [ -n "${GITHUB_OUTPUT:-}" ]; then args+=(--github-output "$GITHUB_OUTPUT"); fi
-	if [ "${CHARTER_COMMENT:-false}" = true ]; then args+=(--report-file "markdown=$work/comment.md"); fi
+	if [ "${CHARTER_COMMENT:-false}" = true ]; then args+=(--report-file "markdown=$work/report.md"); fi
 
 	# charter gets no GitHub token: it needs none.
 	local rc=0
-	env -u CHARTER_GITHUB_TOKEN "$bin" "${args[@]}" 2>"$work/stderr" || rc=$?
-	cat "$work/stderr" >&2
+	{
+		env -u CHARTER_GITHUB_TOKEN "$bin" "${args[@]}" 2>"$work/stderr" || rc=$?
+		echo "$rc" >"$work/rc"
+	} | relabel
+	rc="$(cat "$work/rc")"
+	relabel <"$work/stderr" >&2
+	if [ -s "$work/summary.md" ]; then relabel <"$work/summary.md" >>"$GITHUB_STEP_SUMMARY"; fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
 		local msg
-		msg="$(head -n 1 "$work/stderr")"
-		fail "charter check could not run against $against: ${msg:-exit status $rc}" "$(tail -n +2 "$work/stderr")"
+		msg="$(head -n 1 "$work/stderr" | relabel)"
+		fail "charter check could not run against ${against_label:-$against}: ${msg:-exit status $rc}" "$(tail -n +2 "$work/stderr" | relabel)"
 	fi
 	output sarif-file "$sarif"
 
 	if [ "${CHARTER_COMMENT:-false}" = true ]; then
+		relabel <"$work/report.md" >"$work/comment.md"
 		comment
 	fi
 	exit "$rc"
+}
+
+# marker is the hidden line that identifies this gate's comment.
+marker() { printf '%s' "<!-- charter-schema-check dir=${CHARTER_DIR:-.}${CHARTER_CONFIG:+ config=$CHARTER_CONFIG} -->"; }
+
+# fail_comment MARKDOWN: with comment: true, the pull request's comment
+# says that the check could not run (so no earlier verdict stays up), when
+# the helper, a token and the pull request are known.
+fail_comment() {
+	if [ "$mode" != check ] || [ "${CHARTER_COMMENT:-}" != true ] || [ -z "${CHARTER_GITHUB_TOKEN:-}" ] ||
+		[ -z "${helper:-}" ] || [ ! -x "$helper" ] || [ -z "$work" ] || [ ! -d "$work" ]; then
+		return 0
+	fi
+	local n="$ev_pr_number" out
+	if [ -z "$n" ] && [ -n "${GITHUB_EVENT_PATH:-}" ]; then
+		n="$("$helper" event 2>/dev/null | sed -n 's/^pr_number=//p')"
+	fi
+	if [ -z "$n" ]; then return 0; fi
+	printf '### ❌ %s could not run\n\n%s\n' "$title" "$1" >"$work/comment.md"
+	if out="$("$helper" comment --body-file "$work/comment.md" --marker "$(marker)" 2>&1)"; then
+		echo "Pull request comment: $out"
+		output comment-url "${out#* }" 2>/dev/null
+	else
+		echo "::warning title=$title::$(escape_data "could not comment on pull request #$n: ${out#charter-action: }")"
+	fi
 }
 
 # comment posts or updates the pull request's comment. Not being able to
@@ -446,8 +581,8 @@ comment() {
 		notice "comment: true: a ${GITHUB_EVENT_NAME:-local} event has no pull request to comment on"
 		return
 	fi
-	local marker="<!-- charter-schema-check dir=${CHARTER_DIR:-.}${CHARTER_CONFIG:+ config=$CHARTER_CONFIG} -->" out
-	if out="$("$helper" comment --body-file "$work/comment.md" --marker "$marker" 2>&1)"; then
+	local out
+	if out="$("$helper" comment --body-file "$work/comment.md" --marker "$(marker)" 2>&1)"; then
 		echo "Pull request comment: $out"
 		output comment-url "${out#* }"
 	else
@@ -456,8 +591,10 @@ comment() {
 	fi
 }
 
-case "${1:-check}" in
+files_writable
+case "$mode" in
 prepare) prepare ;;
+build) ensure_bin ;;
 check) check ;;
-*) fail "entrypoint.sh: unknown mode \"$1\": want prepare or check" ;;
+*) fail "entrypoint.sh: unknown mode \"$mode\": want prepare, build or check" ;;
 esac

@@ -1,0 +1,213 @@
+package action_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// actionYAML is the part of action.yml the tests read.
+type actionYAML struct {
+	Outputs map[string]struct {
+		Value string `yaml:"value"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string       `yaml:"using"`
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+type actionStep struct {
+	Name string            `yaml:"name"`
+	ID   string            `yaml:"id"`
+	If   string            `yaml:"if"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	With map[string]string `yaml:"with"`
+	Env  map[string]string `yaml:"env"`
+}
+
+func loadAction(t *testing.T) actionYAML {
+	t.Helper()
+	b, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a actionYAML
+	if err := yaml.Unmarshal(b, &a); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	return a
+}
+
+var runMode = regexp.MustCompile(`^"\$GITHUB_ACTION_PATH/entrypoint\.sh" (\w+)$`)
+
+type runStep struct{ id, mode string }
+
+// runSteps are action.yml's steps that run entrypoint.sh, in order.
+func runSteps(t *testing.T) []runStep {
+	t.Helper()
+	var out []runStep
+	for _, st := range loadAction(t).Runs.Steps {
+		if st.Run == "" {
+			continue
+		}
+		m := runMode.FindStringSubmatch(strings.TrimSpace(st.Run))
+		if m == nil || st.ID == "" {
+			t.Fatalf("action.yml: step %q runs %q, want an id and \"$GITHUB_ACTION_PATH/entrypoint.sh\" MODE", st.Name, st.Run)
+		}
+		out = append(out, runStep{st.ID, m[1]})
+	}
+	if len(out) == 0 || out[0].mode != "prepare" {
+		t.Fatalf("action.yml: run steps %v, want prepare first", out)
+	}
+	return out
+}
+
+var outputRef = regexp.MustCompile(`^steps\.([\w-]+)\.outputs\.([\w-]+)$`)
+
+// parseOutput reads an output's value: ${{ A || B || ... }}, each a
+// steps.ID.outputs.NAME.
+func parseOutput(t *testing.T, name, value string) [][2]string {
+	t.Helper()
+	v := strings.TrimSpace(value)
+	if !strings.HasPrefix(v, "${{") || !strings.HasSuffix(v, "}}") {
+		t.Fatalf("action.yml: output %s = %q, want ${{ steps.ID.outputs.NAME || ... }}", name, value)
+	}
+	var refs [][2]string
+	for _, alt := range strings.Split(strings.TrimSpace(v[3:len(v)-2]), "||") {
+		m := outputRef.FindStringSubmatch(strings.TrimSpace(alt))
+		if m == nil {
+			t.Fatalf("action.yml: output %s: %q is not steps.ID.outputs.NAME", name, alt)
+		}
+		refs = append(refs, [2]string{m[1], m[2]})
+	}
+	return refs
+}
+
+// actionOutputs evaluates action.yml's outputs over the steps' outputs,
+// as the runner does (|| takes the first non-empty value).
+func actionOutputs(t *testing.T, steps map[string]map[string]string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, o := range loadAction(t).Outputs {
+		for _, ref := range parseOutput(t, name, o.Value) {
+			if v := steps[ref[0]][ref[1]]; v != "" {
+				out[name] = v
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestActionYAML: how action.yml wires its steps. Every step that runs
+// entrypoint.sh can fail with result=error, so the result output falls
+// back on each of them; the build is cached with restore and save around
+// it (actions/cache@v4 saves only when the whole job succeeds); setup-go
+// caches nothing of its own (its cache-dependency-path would lie outside
+// the workspace).
+func TestActionYAML(t *testing.T) {
+	a := loadAction(t)
+	if a.Runs.Using != "composite" {
+		t.Errorf("runs.using %q", a.Runs.Using)
+	}
+	ids := map[string]int{}
+	for i, st := range a.Runs.Steps {
+		if st.ID != "" {
+			ids[st.ID] = i
+		}
+	}
+	for name, o := range a.Outputs {
+		for _, ref := range parseOutput(t, name, o.Value) {
+			if _, ok := ids[ref[0]]; !ok {
+				t.Errorf("output %s reads step %s, which action.yml does not have", name, ref[0])
+			}
+		}
+	}
+	// result: the last step that ran decides; any run step's error shows.
+	steps := runSteps(t)
+	refs := parseOutput(t, "result", a.Outputs["result"].Value)
+	if len(refs) != len(steps) {
+		t.Errorf("output result = %q, want one alternative per run step %v, the last step first", a.Outputs["result"].Value, steps)
+	}
+	for i, st := range steps {
+		k := len(steps) - 1 - i
+		if k < len(refs) && (refs[k][0] != st.id || refs[k][1] != "result") {
+			t.Errorf("output result alternative %d is %v, want steps.%s.outputs.result", k, refs[k], st.id)
+		}
+	}
+
+	var restore, save, build, setupGo = -1, -1, -1, -1
+	for i, st := range a.Runs.Steps {
+		uses, _, _ := strings.Cut(st.Uses, "@")
+		switch {
+		case uses == "actions/cache":
+			t.Errorf("step %q uses actions/cache, which saves only when the job succeeds: use actions/cache/restore and actions/cache/save", st.Name)
+		case uses == "actions/cache/restore":
+			restore = i
+		case uses == "actions/cache/save":
+			save = i
+			if !strings.Contains(st.If, "steps."+a.Runs.Steps[restore].ID+".outputs.cache-hit != 'true'") || !strings.Contains(st.If, "inputs.cache == 'true'") {
+				t.Errorf("save step if: %q, want it only on a cache miss, with cache: true", st.If)
+			}
+		case uses == "actions/setup-go":
+			setupGo = i
+			if st.With["cache"] != "false" {
+				t.Errorf("setup-go with cache %q, want false", st.With["cache"])
+			}
+			for k, v := range st.With {
+				if strings.Contains(v, "..") && k != "go-version-file" {
+					t.Errorf("setup-go %s: %q is outside the workspace", k, v)
+				}
+			}
+		case st.Run != "" && strings.HasSuffix(strings.TrimSpace(st.Run), " build"):
+			build = i
+		}
+	}
+	if setupGo < 0 || restore < 0 || save < 0 || build < 0 || !(setupGo < restore && restore < build && build < save && save < ids["check"]) {
+		t.Errorf("steps setup-go %d, restore %d, build %d, save %d, check %d: want them in that order", setupGo, restore, build, save, ids["check"])
+	}
+	if restore >= 0 && save >= 0 && (a.Runs.Steps[restore].With["key"] != a.Runs.Steps[save].With["key"] || a.Runs.Steps[restore].With["path"] != a.Runs.Steps[save].With["path"]) {
+		t.Errorf("restore and save differ in key or path: %v, %v", a.Runs.Steps[restore].With, a.Runs.Steps[save].With)
+	}
+}
+
+// noLabelledRefs: a remote-tracking ref the action made in the workspace
+// names the commit that branch has in the origin, never another one (a
+// base commit from the payload is not origin/BRANCH).
+func noLabelledRefs(t *testing.T, ws, origin string) {
+	t.Helper()
+	out, err := exec.Command("git", "-C", ws, "for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes/origin/").Output()
+	if err != nil {
+		t.Fatalf("git for-each-ref: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		ref, sha, ok := strings.Cut(line, " ")
+		if !ok || strings.HasSuffix(ref, "/HEAD") {
+			continue
+		}
+		branch := strings.TrimPrefix(ref, "refs/remotes/origin/")
+		want, err := exec.Command("git", "-C", origin, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch).Output()
+		if err != nil || strings.TrimSpace(string(want)) != sha {
+			t.Errorf("%s is %s in the workspace, but branch %s is %q in the origin", ref, sha, branch, strings.TrimSpace(string(want)))
+		}
+	}
+}
+
+// noRunDirs: the run's temporary directories are gone.
+func noRunDirs(t *testing.T, dir string) {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(dir, "charter-run.*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Errorf("temporary directories left behind: %v", left)
+	}
+}
