@@ -136,7 +136,10 @@ func TestPreCommitHooksManifest(t *testing.T) {
 	if _, err := os.Stat("../cmd/charter/main.go"); err != nil {
 		t.Fatalf("cmd/charter, which go install ./... builds as charter: %v", err)
 	}
-	if w := shlexSplit(t, hooks["charter-check"].Entry); strings.Join(w, " ") != "charter check --against git:HEAD" {
+	// charter-check judges an export of the index (git checkout-index),
+	// against HEAD, or against nothing before the first commit.
+	if w := shlexSplit(t, hooks["charter-check"].Entry); len(w) != 4 || w[0] != "bash" || w[1] != "-c" || w[3] != "--" ||
+		!strings.Contains(w[2], "checkout-index --all") || !strings.Contains(w[2], `charter check --against "$against"`) {
 		t.Errorf("charter-check entry %q", w)
 	}
 	if w := shlexSplit(t, hooks["charter-diff"].Entry); len(w) != 4 || w[0] != "bash" || w[1] != "-c" || w[3] != "--" || !strings.Contains(w[2], `charter diff "$tmp/${f##*/}" "$f"`) {
@@ -163,7 +166,8 @@ func TestPreCommitHooksRun(t *testing.T) {
 	}
 	repo := projecttest.GitRepo(t, "testdata/sample/base")
 	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	env := append(cleanEnv(), "NO_COLOR=1")
+	tmp := t.TempDir()
+	env := append(cleanEnv(), "NO_COLOR=1", "TMPDIR="+tmp)
 	runHook := func(t *testing.T, id string, files ...string) (int, string) {
 		t.Helper()
 		h := hooks[id]
@@ -188,7 +192,16 @@ func TestPreCommitHooksRun(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("%s left %d temporary entries behind", id, len(left))
+		}
 		return code, string(out)
+	}
+	write := func(t *testing.T, file, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(repo, file), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	stage := func(t *testing.T, file, content string) {
 		t.Helper()
@@ -218,6 +231,31 @@ func TestPreCommitHooksRun(t *testing.T) {
 	if code, out := runHook(t, "charter-diff", "schemas/orders.avsc", "README.md"); code != 0 || !strings.Contains(out, "charter diff HEAD:schemas/orders.avsc schemas/orders.avsc") {
 		t.Errorf("charter-diff on a compatible change: exit %d\n%s", code, out)
 	}
+	// charter-check judges the index alone: an untracked broken schema
+	// (pre-commit stashes only unstaged changes to tracked files) and an
+	// unstaged broken edit play no part.
+	write(t, "schemas/wip.avsc", `{"type": "record", "name": "Wip", "fields": [`)
+	write(t, "schemas/orders.avsc", `{"type": "record"`)
+	if code, out := runHook(t, "charter-check"); code != 0 || strings.Contains(out, "wip.avsc") {
+		t.Errorf("charter-check with an untracked broken file and an unstaged broken edit: exit %d\n%s", code, out)
+	}
+	// The index git names (GIT_INDEX_FILE, as git commit -a and git
+	// commit FILE set it) is the one judged.
+	other := filepath.Join(t.TempDir(), "index")
+	idx := exec.Command("bash", "-c", `cp "$(git rev-parse --git-dir)/index" "$1" && GIT_INDEX_FILE="$1" git add schemas/wip.avsc`, "--", other)
+	idx.Dir, idx.Env = repo, env
+	if out, err := idx.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	saved := env
+	env = append(append([]string(nil), env...), "GIT_INDEX_FILE="+other)
+	if code, out := runHook(t, "charter-check"); code == 0 || !strings.Contains(out, "wip.avsc") {
+		t.Errorf("charter-check with a broken file in GIT_INDEX_FILE's index: exit %d\n%s", code, out)
+	}
+	env = saved
+	if err := os.Remove(filepath.Join(repo, "schemas", "wip.avsc")); err != nil {
+		t.Fatal(err)
+	}
 	// An incompatible one: a new field without a default.
 	incompatible := strings.Replace(string(orders), `"fields": [`, `"fields": [{"name": "region", "type": "string"},`, 1)
 	stage(t, "schemas/orders.avsc", incompatible)
@@ -231,5 +269,16 @@ func TestPreCommitHooksRun(t *testing.T) {
 	stage(t, "schemas/new.avsc", `{"type":"record","name":"New","fields":[]}`)
 	if code, out := runHook(t, "charter-diff", "schemas/new.avsc"); code != 0 || out != "" {
 		t.Errorf("charter-diff on a new file: exit %d\n%s", code, out)
+	}
+
+	// A repository's first commit: no HEAD, every staged subject is new.
+	repo = t.TempDir()
+	projecttest.CopyTree(t, "testdata/sample/base", repo)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		projecttest.Git(t, repo, args...)
+	}
+	write(t, "schemas/wip.avsc", `{"type": "record", "name": "Wip", "fields": [`) // untracked
+	if code, out := runHook(t, "charter-check"); code != 0 || !strings.Contains(out, "no commit yet, so every subject is new") || !strings.Contains(out, "(2 added)") {
+		t.Errorf("charter-check before the first commit: exit %d\n%s", code, out)
 	}
 }
