@@ -230,6 +230,9 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err := ValidateSubject(subject); err != nil {
 		return SubjectSchema{}, err
 	}
+	if err := s.checkEmptySubject(subject); err != nil {
+		return SubjectSchema{}, err
+	}
 	// An empty schema with a data contract takes the latest version's
 	// schema, read in the transaction.
 	if err := checkObject(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"); err != nil {
@@ -1026,7 +1029,7 @@ func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference
 	}
 	var (
 		out  []compat.Dependency
-		seen = map[string]bool{}
+		seen = map[string]SubjectVersion{} // by name, the version met first
 	)
 	var walk func(refs []Reference, depth int, stored bool) error
 	walk = func(refs []Reference, depth int, stored bool) error {
@@ -1034,7 +1037,10 @@ func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference
 			return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: references nest deeper than %d levels", maxReferenceDepth)
 		}
 		for _, r := range refs {
-			if seen[r.Name] {
+			if first, ok := seen[r.Name]; ok {
+				if err := s.checkReferenceVersion(ctx, tx, first, r, stored); err != nil {
+					return err
+				}
 				continue
 			}
 			v, err := resolveRefVersion(ctx, tx, r, stored)
@@ -1045,7 +1051,7 @@ func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference
 			if err != nil {
 				return fmt.Errorf("load referenced schema %d: %w", v.SchemaID, err)
 			}
-			seen[r.Name] = true
+			seen[r.Name] = v
 			if err := walk(st.References, depth+1, true); err != nil {
 				return err
 			}

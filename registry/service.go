@@ -54,6 +54,7 @@ type Service struct {
 	log     *slog.Logger
 
 	maxSchemaSize int
+	settings      serverSettings // confluent_options.go
 	parsed        *parsedCache
 	summaries     *summaryCache // the transitive levels' (summary.go)
 	lookups       *lookupCache  // findInSubject's (lookupfacts.go)

@@ -59,6 +59,12 @@ type Config struct {
 	// ParsedCacheBytes is the estimated byte budget of parsed schemas
 	// kept in memory (registry.WithParsedCacheBytes; negative: none).
 	ParsedCacheBytes int
+	// RejectEmptySubject and ReferenceVersionsStrict are Confluent's
+	// schema.reject.empty.subject and
+	// schema.providers.reference.versions.strict
+	// (registry.WithRejectEmptySubject, WithReferenceVersionsStrict).
+	RejectEmptySubject      bool
+	ReferenceVersionsStrict bool
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the HTTP
 	// server's (net/http.Server); zero takes the Default… value.
 	ReadHeaderTimeout time.Duration
@@ -208,6 +214,8 @@ which beats the default.`,
 	global.Enum(cmd, "log-format", "text", "json")
 	f.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", api.DefaultMaxBodyBytes, "largest request body accepted, in bytes (> 0; larger bodies get 413)")
 	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes (> 0; larger schemas get 42209)")
+	f.BoolVar(&cfg.RejectEmptySubject, "reject-empty-subject", false, "refuse to register under \"*\" or a subject that is only a context prefix such as \":.:\" (42208), as Confluent's schema.reject.empty.subject")
+	f.BoolVar(&cfg.ReferenceVersionsStrict, "reference-versions-strict", false, "refuse a schema whose references, followed transitively, name one reference at two versions (42201), as Confluent's schema.providers.reference.versions.strict")
 	f.IntVar(&cfg.ParsedCacheBytes, "parsed-cache-bytes", registry.DefaultParsedCacheBytes, "estimated byte budget of parsed schemas kept in memory for compatibility checks, least recently used evicted first; -1 keeps none")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", DefaultReadHeaderTimeout, "time a client has to send a request's headers")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", DefaultReadTimeout, "time a client has to send a whole request, body included")
@@ -286,7 +294,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	version, commit := buildinfo.Get()
-	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema), registry.WithParsedCacheBytes(cfg.ParsedCacheBytes))
+	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema), registry.WithParsedCacheBytes(cfg.ParsedCacheBytes),
+		registry.WithRejectEmptySubject(cfg.RejectEmptySubject), registry.WithReferenceVersionsStrict(cfg.ReferenceVersionsStrict))
 	apiOpts := api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,
