@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/command/audit"
 	authcmd "github.com/charter-dev/charter/cmd/internal/command/auth"
 	"github.com/charter-dev/charter/cmd/internal/command/changelog"
@@ -80,9 +79,6 @@ func NewRootCommand(env Env) *cobra.Command {
 		// "Did you mean this?" block one line.
 		SuggestionsMinimumDistance: 2,
 	}
-	v, commit := buildinfo.Get()
-	root.Version = v
-	root.SetVersionTemplate(fmt.Sprintf("charter %s (%s)\n", v, commit))
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	if env.Stdin != nil {
@@ -93,9 +89,12 @@ func NewRootCommand(env Env) *cobra.Command {
 		panic(err) // the flag was just added
 	}
 	root.CompletionOptions.DisableDefaultCmd = true // `charter completion` below
+	versionCmd := version.NewCommand("version")
+	addVersionFlag(root, versionCmd)
+	root.SetHelpCommand(newHelpCommand())
 	root.AddCommand(
 		serve.NewCommand("serve", serve.Deps{Stderr: env.Stderr, Ready: env.Ready}),
-		version.NewCommand("version"),
+		versionCmd,
 		authcmd.NewCommand("auth"),
 		upcastcmd.NewCommand("upcast", upcastcmd.Deps{ErrViolations: ErrViolations}),
 		contracts.NewCommand("contracts", contracts.Deps{ErrViolations: ErrViolations}),
@@ -131,7 +130,96 @@ func NewRootCommand(env Env) *cobra.Command {
 		defer global.HideGlobalFlags(c)()
 		help(c, args)
 	})
+	complete(root)
 	return root
+}
+
+// complete adds to every command what cobra would add when it runs (the
+// -h/--help flags, the help command), so that the tree NewRootCommand
+// returns is the one `charter` runs: the reference pages (Docs) are
+// generated from it and show what --help shows.
+func complete(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.InitDefaultHelpFlag()
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// addVersionFlag gives the root -v/--version, which runs the version
+// command: the same line, or JSON with -o json, wherever -o is given.
+// (cobra's own version flag prints a template that cannot see -o, and is
+// added only when the command runs, so a flag after it was taken for its
+// value: `charter --version -o json` was the unknown command "json".)
+func addVersionFlag(root, versionCmd *cobra.Command) {
+	root.Flags().BoolP("version", "v", false, "print Charter's version, as charter version does (-o json for JSON)")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if on, _ := cmd.Flags().GetBool("version"); on {
+			return versionCmd.RunE(cmd, args)
+		}
+		return cmd.Help()
+	}
+}
+
+// newHelpCommand is `charter help [command]`: the help of the command
+// named; a topic that names none is an error (exit 2) with the closest
+// commands, as a mistyped command is, not the root's usage and exit 0.
+func newHelpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: charter help COMMAND [SUBCOMMAND].",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			root := c.Root()
+			cmd, rest, err := root.Find(args)
+			if err == nil && len(rest) == 0 {
+				return cmd.Help()
+			}
+			if cmd == nil {
+				cmd = root
+			}
+			topic := strings.Join(args, " ")
+			name := args[len(args)-1]
+			if len(rest) > 0 {
+				name = rest[0]
+			}
+			if cmd.SuggestionsMinimumDistance <= 0 {
+				cmd.SuggestionsMinimumDistance = 2 // as at the root
+			}
+			if sugg := cmd.SuggestionsFor(name); len(sugg) > 0 {
+				return fmt.Errorf("unknown help topic %q: did you mean %s? (see %s --help)", topic, strings.Join(prefixed(cmd, sugg), " or "), cmd.CommandPath())
+			}
+			return fmt.Errorf("unknown help topic %q (see %s --help)", topic, cmd.CommandPath())
+		},
+	}
+}
+
+// prefixed returns the names of cmd's sub-commands in sugg as `charter
+// help` takes them: "lineage graph" below the root.
+func prefixed(cmd *cobra.Command, sugg []string) []string {
+	path := strings.TrimPrefix(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()), " ")
+	out := make([]string, len(sugg))
+	for i, s := range sugg {
+		out[i] = strings.TrimSpace(path + " " + s)
+	}
+	return out
 }
 
 // completeCheck gives the flags of `charter check` with a fixed set of

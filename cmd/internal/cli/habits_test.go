@@ -31,10 +31,50 @@ func TestVersionFlag(t *testing.T) {
 			t.Errorf("%v: exit %d, %q, %q; want %q", args, code, out, errs, want)
 		}
 	}
-	code, out, _ := runCLI("version", "-o", "json")
-	var doc struct{ Version, Commit string }
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != cli.ExitOK || doc.Version != v || doc.Commit != c {
-		t.Errorf("version -o json: exit %d, %v: %s", code, err, out)
+	// --version honours -o json wherever -o is, as charter version does.
+	for _, args := range [][]string{{"version", "-o", "json"}, {"--version", "-o", "json"}, {"-o", "json", "--version"},
+		{"-v", "--output=json"}, {"--output", "json", "-v"}} {
+		code, out, errs := runCLI(args...)
+		var doc struct{ Version, Commit string }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != cli.ExitOK || doc.Version != v || doc.Commit != c || errs != "" {
+			t.Errorf("%v: exit %d, %v: %q, %q", args, code, err, out, errs)
+		}
+	}
+	if code, _, errs := runCLI("--version", "-o", "yaml"); code != cli.ExitError || !strings.Contains(errs, `invalid -o/--output "yaml"`) {
+		t.Errorf("--version -o yaml: exit %d, %q", code, errs)
+	}
+	// Without --version the root prints its help, as before.
+	if code, out, _ := runCLI(); code != cli.ExitOK || !strings.Contains(out, "Available Commands:") {
+		t.Errorf("charter: exit %d:\n%s", code, out)
+	}
+}
+
+// TestHelpTopic: charter help names the closest commands for a mistyped
+// topic and exits 2, as a mistyped command does; a real topic prints its
+// command's help.
+func TestHelpTopic(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help", "chekc"}, `charter: unknown help topic "chekc": did you mean check? (see charter --help)` + "\n"},
+		{[]string{"help", "lineage", "grph"}, `charter: unknown help topic "lineage grph": did you mean lineage graph? (see charter lineage --help)` + "\n"},
+		{[]string{"help", "zzzzzz"}, `charter: unknown help topic "zzzzzz" (see charter --help)` + "\n"},
+	} {
+		if code, out, errs := runCLI(tc.args...); code != cli.ExitError || errs != tc.want || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"help", "check"}, {"help", "lineage", "graph"}, {"help"}} {
+		_, want, _ := runCLI(append(args[1:], "--help")...)
+		if code, out, errs := runCLI(args...); code != cli.ExitOK || out != want || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout differs from --help:\n%s", args, code, errs, out)
+		}
+	}
+	// The topic completes with command names.
+	code, out, _ := runCLI("__complete", "help", "lin")
+	if code != cli.ExitOK || !strings.HasPrefix(out, "lineage\t") {
+		t.Errorf("__complete help lin: exit %d, %q", code, out)
 	}
 }
 

@@ -152,7 +152,7 @@ func TestErrors(t *testing.T) {
 		{"principal with a line break", "", []string{"auth", "token", "--principal", "alice\nroot"},
 			`charter: invalid --principal "alice\nroot": contains a space or ':'` + "\n"},
 		{"token as yaml", "", []string{"auth", "token", "--principal", "alice", "-o", "yaml"},
-			`charter: invalid --output "yaml": want text or json` + "\n"},
+			`charter: invalid -o/--output "yaml": want text or json` + "\n"},
 		{"empty stdin", "", []string{"auth", "hash-password"},
 			"charter: stdin holds no password: give it on one line\n"},
 		{"empty line", "\n", []string{"auth", "hash-password"},
@@ -164,7 +164,7 @@ func TestErrors(t *testing.T) {
 		{"no line end in 4 KiB", strings.Repeat("p", 5000), []string{"auth", "hash-password"},
 			"charter: read the password on stdin: no line end in the first 4096 bytes\n"},
 		{"hash as yaml", "s3cret\n", []string{"auth", "hash-password", "-o", "yaml"},
-			`charter: invalid --output "yaml": want text or json` + "\n"},
+			`charter: invalid -o/--output "yaml": want text or json` + "\n"},
 		{"unknown sub-command", "", []string{"auth", "revoke"},
 			`charter: unknown command "revoke" for "charter auth": want one of hash-password, token (see charter auth --help)` + "\n"},
 	} {

@@ -136,7 +136,7 @@ I/O error.`,
 	f.StringVar(&o.against, "against", "", "baseline: git:REF, dir:PATH or registry (default: the registry when one is set)")
 	f.StringVar(&o.config, "config", "", "path of charter.yaml (default: found in --dir or its parents)")
 	f.StringVarP(&o.dir, "dir", "C", ".", "directory to run in")
-	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames()+" (default --output)")
+	f.StringVar(&o.format, "format", "text", "output format: "+render.FormatNames()+" (-o/--output sets it too; --format wins)")
 	f.StringVar(&o.summaryFile, "summary-file", "", "also append a markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
 	f.StringVar(&o.githubOut, "github-output", "", "also append result, errors, warnings, notices and subjects as key=value lines to this file (e.g. $GITHUB_OUTPUT)")
 	f.StringVar(&o.at, "at", "", "judge as of this moment, YYYY-MM-DD (midnight UTC) or RFC 3339 (default: now)")

@@ -237,6 +237,28 @@ func TestEveryCommandHonoursOutputJSON(t *testing.T) {
 			t.Errorf("%s -o json, registry down: exit %d, stdout is neither JSON nor empty (%v):\n%s", tc.path, r.Code, err, r.Stdout)
 		}
 	}
+	// A bad output format is refused before anything is done, as one
+	// line naming the flag the user typed: -o/--output for the global
+	// flag, --format for a command's own.
+	for _, tc := range cases {
+		base := append(strings.Fields(strings.TrimPrefix(tc.path, "charter")), tc.args...)
+		base = append(base, "--registry", "http://127.0.0.1:1")
+		r := clitest.RunStdin(t, tc.stdin, append(base, "-o", "bogus")...)
+		if r.Code != cli.ExitError || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, `-o/--output "bogus"`) || r.Stdout != "" {
+			t.Errorf("%s -o bogus: exit %d, stdout %q, stderr %q; want one line naming -o/--output", tc.path, r.Code, r.Stdout, r.Stderr)
+		}
+		if c := tree[tc.path]; c != nil && c.LocalFlags().Lookup("format") != nil {
+			r := clitest.RunStdin(t, tc.stdin, append(base, "--format", "bogus")...)
+			if r.Code != cli.ExitError || !strings.Contains(r.Stderr, `--format "bogus"`) || strings.Contains(r.Stderr, "--output") {
+				t.Errorf("%s --format bogus: exit %d, stderr %q; want one line naming --format", tc.path, r.Code, r.Stderr)
+			}
+		}
+	}
+	r := clitest.Run(t, "rules", "-o", "sarif")
+	if r.Code != cli.ExitError || r.Stderr != `charter: invalid -o/--output "sarif" for rules: want text, json or markdown`+"\n" {
+		t.Errorf("rules -o sarif: exit %d, %q", r.Code, r.Stderr)
+	}
+
 	// A bad --output is one line and exit 2, wherever it is given.
 	for _, args := range [][]string{{"version", "-o", "yaml"}, {"contracts", "verify", pact, "--schema", ship, "-o", "yaml"},
 		{"upcast", "replay", "--subject", "x", "--in", events, "--out", "o", "-o", "xml"}, {"serve", "-o", "json"}} {

@@ -284,7 +284,7 @@ func TestOutputFlag(t *testing.T) {
 		t.Errorf("rules -o json --format markdown: %+v", r)
 	}
 	r = clitest.Run(t, "diff", "-o", "xml", schemas+"customer.avsc", schemas+"customer.avsc")
-	if r.Code != cli.ExitError || !strings.HasPrefix(r.Stderr, `charter: invalid --output "xml": want one of text, json, github, markdown, sarif`) {
+	if r.Code != cli.ExitError || !strings.HasPrefix(r.Stderr, `charter: invalid -o/--output "xml": want one of text, json, github, markdown, sarif`) {
 		t.Errorf("diff -o xml: %+v", r)
 	}
 	r = clitest.Run(t, "diff", "--format", "xml", schemas+"customer.avsc", schemas+"customer.avsc")

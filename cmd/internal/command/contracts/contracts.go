@@ -86,7 +86,7 @@ input error.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.schema, "schema", "", "proposed schema file (required)")
 	f.StringVar(&fl.typ, "type", "", "schema type: AVRO, PROTOBUF or JSON (default: from the file extension)")
-	f.StringVar(&fl.format, "format", "text", "output format: text or json (default --output)")
+	f.StringVar(&fl.format, "format", "text", "output format: text or json (-o/--output sets it too; --format wins)")
 	global.Enum(cmd, "format", "text", "json")
 	global.Enum(cmd, "type", "AVRO", "PROTOBUF", "JSON")
 	f.StringVar(&fl.baseline, "baseline", "", "schema consumers read today; dropping a guarantee it made becomes an error")

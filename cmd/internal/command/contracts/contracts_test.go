@@ -80,7 +80,7 @@ func TestVerifyErrors(t *testing.T) {
 		{"no schema", []string{"contracts", "verify", td("invoicing.json")}, "charter: contracts verify: --schema is required\n"},
 		{"no pact", []string{"contracts", "verify", "--schema", td("orders.avsc")}, "charter: requires at least 1 arg(s), only received 0\n"},
 		{"bad format", []string{"contracts", "verify", td("invoicing.json"), "--schema", td("orders.avsc"), "--format", "xml"}, `charter: contracts verify: invalid --format "xml": want text or json` + "\n"},
-		{"bad output", []string{"contracts", "verify", td("invoicing.json"), "--schema", td("orders.avsc"), "-o", "xml"}, `charter: contracts verify: invalid --output "xml": want text or json` + "\n"},
+		{"bad output", []string{"contracts", "verify", td("invoicing.json"), "--schema", td("orders.avsc"), "-o", "xml"}, `charter: contracts verify: invalid -o/--output "xml": want text or json` + "\n"},
 		{"bad type", []string{"contracts", "verify", td("invoicing.json"), "--schema", td("orders.avsc"), "--type", "xsd"}, `charter: contracts verify: unknown schema type "xsd" (want AVRO, PROTOBUF or JSON)` + "\n"},
 		{"unknown extension", []string{"contracts", "verify", td("invoicing.json"), "--schema", td("deprecations.txt")}, "charter: schema testdata/deprecations.txt: cannot tell its type from the extension (use --type AVRO|PROTOBUF|JSON)\n"},
 		{"missing pact", []string{"contracts", "verify", td("nope.json"), "--schema", td("orders.avsc")}, "charter: read pact: open testdata/nope.json: no such file or directory\n"},

@@ -140,7 +140,7 @@ were read back equal. It needs each side to parse alone (no references).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&format, "format", "text", "output format: "+render.FormatNames()+" (default --output)")
+	fl.StringVar(&format, "format", "text", "output format: "+render.FormatNames()+" (-o/--output sets it too; --format wins)")
 	fl.StringVar(&level, "level", "FULL", "compatibility level to judge at")
 	fl.StringVar(&schemaType, "type", "", "schema format of the files: avro, protobuf or json (default: by extension)")
 	fl.StringVar(&subject, "subject", "", "subject name shown in the output (default: the registry side's subject, else <NEXT's name>-value)")

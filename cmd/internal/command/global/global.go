@@ -199,7 +199,21 @@ func Output(cmd *cobra.Command, allowed ...string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("invalid --output %q: want %s", v, strings.Join(allowed, " or "))
+	return "", fmt.Errorf("invalid %s %q: want %s", OutputFlagName, v, strings.Join(allowed, " or "))
+}
+
+// OutputFlagName is how errors name the global --output: users type -o
+// as often as --output.
+const OutputFlagName = "-o/--output"
+
+// FormatFlagName returns how an error about cmd's output format names the
+// flag the value came from: "--format" when cmd's own --format was given,
+// else OutputFlagName.
+func FormatFlagName(cmd *cobra.Command) string {
+	if f := cmd.LocalFlags().Lookup("format"); f != nil && f.Changed {
+		return "--format"
+	}
+	return OutputFlagName
 }
 
 // Format returns the output format of a command that has its own --format
@@ -207,15 +221,15 @@ func Output(cmd *cobra.Command, allowed ...string) (string, error) {
 // given, else local (the --format default). The error names the flag the
 // value came from.
 func Format(cmd *cobra.Command, local string) (render.Format, error) {
-	v, name := local, "format"
+	v, name := local, "--format"
 	if f := cmd.Flags().Lookup("format"); f == nil || !f.Changed {
 		if o, set := flag(cmd, FlagOutput); set {
-			v, name = o, FlagOutput
+			v, name = o, OutputFlagName
 		}
 	}
 	f, err := render.ParseFormat(v)
 	if err != nil {
-		return "", fmt.Errorf("invalid --%s %q: want one of %s", name, v, render.FormatNames())
+		return "", fmt.Errorf("invalid %s %q: want one of %s", name, v, render.FormatNames())
 	}
 	return f, nil
 }
@@ -261,10 +275,10 @@ func HideGlobalFlags(cmd *cobra.Command) (restore func()) {
 // lower-cased, after checking that it is one of allowed. The error names
 // the flag the value came from.
 func FormatOrOutput(cmd *cobra.Command, allowed ...string) (string, error) {
-	name := FlagOutput
+	name := OutputFlagName
 	v, _ := flag(cmd, FlagOutput)
 	if f := cmd.LocalFlags().Lookup("format"); f != nil && f.Changed {
-		v, name = f.Value.String(), "format"
+		v, name = f.Value.String(), "--format"
 	}
 	if v == "" {
 		v = "text"
@@ -275,5 +289,5 @@ func FormatOrOutput(cmd *cobra.Command, allowed ...string) (string, error) {
 			return v, nil
 		}
 	}
-	return "", fmt.Errorf("invalid --%s %q: want %s", name, v, strings.Join(allowed, " or "))
+	return "", fmt.Errorf("invalid %s %q: want %s", name, v, strings.Join(allowed, " or "))
 }

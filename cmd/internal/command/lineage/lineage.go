@@ -269,7 +269,7 @@ renders it. --at shows the graph as it was at an RFC 3339 time.`,
 			switch format {
 			case client.GraphDOT, client.GraphMermaid, client.GraphJSON:
 			default:
-				return fmt.Errorf("lineage graph: unknown --format %q (want dot, mermaid or json)", format)
+				return fmt.Errorf("lineage graph: invalid --format %q: want dot, mermaid or json", format)
 			}
 			var when time.Time
 			if at != "" {

@@ -54,7 +54,7 @@ report findings, which a rule table has none of).`,
 			switch f {
 			case render.Text, render.JSON, render.Markdown:
 			default:
-				return fmt.Errorf("invalid --format %q for rules: want text, json or markdown", f)
+				return fmt.Errorf("invalid %s %q for rules: want text, json or markdown", global.FormatFlagName(cmd), f)
 			}
 			useColor, err := global.Color(*color, cmd.OutOrStdout())
 			if err != nil {
@@ -84,7 +84,7 @@ report findings, which a rule table has none of).`,
 			return render.Rules(cmd.OutOrStdout(), f, rs, render.Options{Color: useColor})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown (default --output)")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json or markdown (-o/--output sets it too; --format wins)")
 	cmd.Flags().StringVar(&schemaType, "type", "", "only the compatibility rules of one format: avro, protobuf or json")
 	cmd.Flags().StringVar(&category, "category", "", "only one category: "+strings.Join(categories(), ", "))
 	color = global.AddColorFlag(cmd)

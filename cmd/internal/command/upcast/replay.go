@@ -83,7 +83,7 @@ charter.yaml's registry), reached with the global credentials and --timeout.
 	fl.StringVar(&f.dead, "dead", "", "dead-letter file for failed events, JSON Lines")
 	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "events upcast at once (default: the number of CPUs Go uses, GOMAXPROCS)")
-	fl.StringVar(&f.format, "format", "text", "summary format: text or json (default --output)")
+	fl.StringVar(&f.format, "format", "text", "summary format: text or json (-o/--output sets it too; --format wins)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "show no progress")
 	global.Enum(cmd, "format", "text", "json")
 	global.CompleteSubjectFlag(cmd, "subject")

@@ -109,7 +109,7 @@ charter.yaml's registry), reached with the global credentials and --timeout.
 	fl.StringVar(&f.samples, "samples", "", "samples file, JSON Lines (required)")
 	fl.StringVar(&f.expect, "expect", "", "expected outputs file, JSON Lines")
 	fl.IntVar(&f.target, "target", 0, "target version (default: the latest)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json (default --output)")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json (-o/--output sets it too; --format wins)")
 	fl.BoolVar(&f.noProgress, "no-progress", false, "never show the progress bar")
 	global.Enum(cmd, "format", "text", "json")
 	global.CompleteSubjectFlag(cmd, "subject")
