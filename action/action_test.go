@@ -365,7 +365,9 @@ func TestAction(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stepEnv []string
-			if st.mode == "prepare" {
+			if st.mode == "go" {
+				stepEnv = append(append([]string(nil), base...), env...)
+			} else if st.mode == "prepare" {
 				stepEnv = append(append(append([]string(nil), base...), "CHARTER_COMMIT="+commit), env...)
 			} else {
 				p := byStep["prepare"]
@@ -779,7 +781,7 @@ func TestAction(t *testing.T) {
 		}
 		failure(t, steps(t, r, "CHARTER_SARIF_FILE="+blocker+"/charter.sarif"), "the action failed unexpectedly (entrypoint.sh line ")
 		r = newRunner(t, home, ws, "pull_request", prPayload(o), "GITHUB_BASE_REF=main")
-		failure(t, r.run(t, "deploy"), `entrypoint.sh: unknown mode "deploy": want prepare, build or check`)
+		failure(t, r.run(t, "deploy"), `entrypoint.sh: unknown mode "deploy": want go, prepare, build or check`)
 	})
 
 	t.Run("comment refused", func(t *testing.T) {

@@ -63,8 +63,8 @@ func runSteps(t *testing.T) []runStep {
 		}
 		out = append(out, runStep{st.ID, m[1]})
 	}
-	if len(out) == 0 || out[0].mode != "prepare" {
-		t.Fatalf("action.yml: run steps %v, want prepare first", out)
+	if len(out) < 2 || out[0].mode != "go" || out[1].mode != "prepare" {
+		t.Fatalf("action.yml: run steps %v, want go, then prepare first", out)
 	}
 	return out
 }
@@ -158,6 +158,9 @@ func TestActionYAML(t *testing.T) {
 			}
 		case uses == "actions/setup-go":
 			setupGo = i
+			if !strings.Contains(st.If, "steps.go.outputs.need == 'true'") || ids["go"] >= i {
+				t.Errorf("setup-go if: %q, want it after step go, only when that needs Go (setup-go's Go stays on PATH)", st.If)
+			}
 			if st.With["cache"] != "false" {
 				t.Errorf("setup-go with cache %q, want false", st.With["cache"])
 			}
@@ -209,5 +212,42 @@ func noRunDirs(t *testing.T, dir string) {
 	}
 	if len(left) != 0 {
 		t.Errorf("temporary directories left behind: %v", left)
+	}
+}
+
+// TestGoNeeded: entrypoint.sh go answers need=false when a Go on PATH is
+// at least go.mod's version (setup-go, whose Go would stay on PATH, is
+// skipped), need=true when there is none or it is older.
+func TestGoNeeded(t *testing.T) {
+	need(t, "bash")
+	src := t.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module example.com/x\n\ngo 1.26.8\n\ntoolchain go1.27.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ version, need string }{
+		{"go1.26.8", "false"}, {"go1.26.10", "false"}, {"go1.27", "false"}, {"go2.0.0", "false"},
+		{"go1.26.7", "true"}, {"go1.9.9", "true"}, {"devel go1.27-abc", "true"}, {"", "true"},
+	} {
+		bin := t.TempDir()
+		for _, tool := range []string{"awk", "dirname"} {
+			p, err := exec.LookPath(tool)
+			if err != nil {
+				t.Skipf("%s: %v", tool, err)
+			}
+			if err := os.Symlink(p, filepath.Join(bin, tool)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.version != "" {
+			script := "#!/bin/sh\n[ \"$1 $2\" = \"env GOVERSION\" ] && echo '" + tc.version + "'\n"
+			if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := newRunner(t, t.TempDir(), t.TempDir(), "push", map[string]any{})
+		res := r.run(t, "go", "PATH="+bin, "CHARTER_SOURCE="+src)
+		if res.code != 0 || res.outputs["need"] != tc.need {
+			t.Errorf("go %q: exit %d, need %q, want %q\n%s", tc.version, res.code, res.outputs["need"], tc.need, res)
+		}
 	}
 }

@@ -170,6 +170,36 @@ identify() {
 	commit="${commit:-unknown}"
 }
 
+# go_needed: need=true when no go on PATH is at least the version of the
+# go line of Charter's go.mod (then action.yml runs actions/setup-go,
+# whose Go stays on PATH for the job's later steps), need=false when one
+# is (the runner's Go, or the job's own, stays as it is).
+go_needed() {
+	local want have
+	want="$(awk '$1 == "go" {print $2; exit}' "$src/go.mod" 2>/dev/null || true)"
+	have="$(go env GOVERSION 2>/dev/null || true)"
+	have="${have#go}"
+	if [ -n "$want" ] && [[ "$have" =~ ^[0-9]+(\.[0-9]+)*$ ]] && version_at_least "$have" "$want"; then
+		echo "go $have is on PATH (Charter's go.mod wants $want): actions/setup-go is skipped"
+		output need false
+	else
+		echo "no go ${want:+$want or newer }on PATH${have:+ (go $have)}: actions/setup-go installs ${want:+go $want}"
+		output need true
+	fi
+}
+
+# version_at_least A B: dotted version A >= B.
+version_at_least() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		n = split(a, x, "."); m = split(b, y, ".")
+		for (i = 1; i <= (n > m ? n : m); i++) {
+			if (x[i] + 0 > y[i] + 0) exit 0
+			if (x[i] + 0 < y[i] + 0) exit 1
+		}
+		exit 0
+	}'
+}
+
 prepare() {
 	command -v go >/dev/null || fail "go is not installed: keep the action's setup-go input true, or install Go (the version of Charter's go.mod) before this step"
 	local gover key
@@ -593,8 +623,9 @@ comment() {
 
 files_writable
 case "$mode" in
+go) go_needed ;;
 prepare) prepare ;;
 build) ensure_bin ;;
 check) check ;;
-*) fail "entrypoint.sh: unknown mode \"$mode\": want prepare, build or check" ;;
+*) fail "entrypoint.sh: unknown mode \"$mode\": want go, prepare, build or check" ;;
 esac
