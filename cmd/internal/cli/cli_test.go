@@ -15,6 +15,7 @@ import (
 
 	"github.com/charter-dev/charter/cmd/internal/cli"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.
@@ -242,5 +243,32 @@ func TestGroupCommandsRefuseUnknownSubcommands(t *testing.T) {
 		if code := cli.Run(context.Background(), args[:len(args)-2], cli.Env{Stdout: &stdout, Stderr: io.Discard}); code != cli.ExitOK || !strings.Contains(stdout.String(), "Usage:") {
 			t.Errorf("%s alone: exit %d, want its help", g, code)
 		}
+	}
+}
+
+// TestServeRefusesEveryClientFlag: each of the root's global flags (the
+// registry client's and --output) is refused on serve, as one line naming
+// it, even with --migrate-only (which otherwise exits 0 at once): serve is
+// the registry, not a client of one.
+func TestServeRefusesEveryClientFlag(t *testing.T) {
+	root := cli.NewRootCommand(cli.Env{Stdout: io.Discard, Stderr: io.Discard})
+	n := 0
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		n++
+		db := filepath.Join(t.TempDir(), "c.db")
+		var stderr bytes.Buffer
+		args := []string{"serve", "--migrate-only", "--db", db, "--" + f.Name, "json"}
+		code := cli.Run(context.Background(), args, cli.Env{Stdout: io.Discard, Stderr: &stderr})
+		want := "charter: --" + f.Name + " is for commands that call a registry; "
+		if code != cli.ExitError || !strings.HasPrefix(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want one line starting %q", args, code, stderr.String(), want)
+		}
+	})
+	if n < 6 {
+		t.Errorf("only %d global flags", n)
+	}
+	// Without them, --migrate-only exits 0.
+	if code := cli.Run(context.Background(), []string{"serve", "--migrate-only", "--db", filepath.Join(t.TempDir(), "c.db")}, cli.Env{Stdout: io.Discard, Stderr: io.Discard}); code != cli.ExitOK {
+		t.Errorf("serve --migrate-only: exit %d", code)
 	}
 }

@@ -168,17 +168,10 @@ which beats the default.`,
 				}
 			}
 			// The root's client flags mean nothing to the server: refuse
-			// them rather than let a user believe they secure it.
-			for flag, instead := range map[string]string{
-				"token":   "the server's tokens live in the --auth-config file (see `charter auth token`)",
-				"user":    "the server's users and passwords live in the --auth-config file (see `charter auth hash-password`)",
-				"ca-file": "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca",
-				"timeout": "the server's own are --read-header-timeout, --read-timeout and --idle-timeout",
-				"output":  "the server prints logs, not answers: --log-format json makes them JSON",
-			} {
-				if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
-					return fmt.Errorf("--%s is for commands that call a registry; %s", flag, instead)
-				}
+			// them rather than let a user believe they secure it (or,
+			// for --registry, that the server talks to another).
+			if err := refuseClientFlags(cmd); err != nil {
+				return err
 			}
 			if !given["auth-config"] {
 				if v := os.Getenv(EnvAuthConfig); v != "" {
@@ -246,6 +239,29 @@ func NewLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("invalid --log-format %q: want text or json", format)
+}
+
+// ClientFlags are the root's global flags, each with what serve has
+// instead: every one of them is refused on serve (the test walks the
+// root's persistent flags against this list).
+var ClientFlags = []struct{ Name, Instead string }{
+	{"registry", "serve is the registry: --listen is the address it serves on, --db its database"},
+	{"token", "the server's tokens live in the --auth-config file (see `charter auth token`)"},
+	{"user", "the server's users and passwords live in the --auth-config file (see `charter auth hash-password`)"},
+	{"ca-file", "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca"},
+	{"timeout", "the server's own are --read-header-timeout, --read-timeout and --idle-timeout"},
+	{"output", "the server prints logs, not answers: --log-format json makes them JSON"},
+}
+
+// refuseClientFlags returns the error for the first of ClientFlags given
+// to cmd, in their order.
+func refuseClientFlags(cmd *cobra.Command) error {
+	for _, c := range ClientFlags {
+		if f := cmd.Flags().Lookup(c.Name); f != nil && f.Changed {
+			return fmt.Errorf("--%s is for commands that call a registry; %s", c.Name, c.Instead)
+		}
+	}
+	return nil
 }
 
 // Run opens the store at cfg.DB, serves the API on cfg.Listen until ctx
