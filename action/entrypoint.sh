@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
-# Entry script of Charter's CI gate. action.yml runs it twice:
+# Entry script of Charter's CI gate. action.yml runs it as four steps:
 #
+#   entrypoint.sh go        need=true unless a go on PATH is at least the
+#                           version of Charter's go.mod (then setup-go, whose
+#                           Go would stay on PATH, is skipped)
 #   entrypoint.sh prepare   names the build: the version (the action's tag,
 #                           else its ref) and commit to stamp into charter,
 #                           the cache key and directory (step outputs)
-#   entrypoint.sh [check]   builds charter and its helper unless the cached
-#                           ones carry that version, puts charter on PATH,
+#   entrypoint.sh build     builds charter and its helper unless the cached
+#                           ones carry that version (between action.yml's
+#                           cache restore and save)
+#   entrypoint.sh [check]   the same build check, puts charter on PATH,
 #                           works out the baseline of the event and fetches
 #                           it into a shallow clone, then runs
 #
 #     charter check --format github --against <baseline> -C <dir>
-#         --fail-on <error|warning> --summary-file $GITHUB_STEP_SUMMARY
+#         --fail-on <error|warning> --summary-file <summary>
 #         --github-output $GITHUB_OUTPUT --report-file sarif=<sarif file>
 #
 #   and, with comment: true on a pull request, posts or updates one comment
 #   with the Markdown summary. Any CI can run it (without GITHUB_* it
-#   compares with HEAD~1 and writes no GitHub files).
+#   compares with HEAD~1 and writes no GitHub files). Its temporary
+#   directory (charter-run.XXXXXX) is removed on exit.
 #
 # Exit status: charter's (0 pass, 1 a failing finding), or 2 when the gate
-# could not run; every such failure writes an ::error annotation, a step
-# summary and result=error.
+# could not run; every such failure writes one ::error annotation, one
+# step summary section and result=error (and, in check with comment: true,
+# updates the pull request's comment to say so).
 #
 # Environment (all optional):
 #   CHARTER_BIN           a charter binary to use instead of building one
@@ -37,7 +44,8 @@
 #   CHARTER_EVIDENCE      events per pair for --evidence: "" , 0 or false
 #                         off (default), true 100, or a number
 #   CHARTER_SARIF_FILE    where the SARIF report goes (default
-#                         $RUNNER_TEMP/charter.sarif)
+#                         $RUNNER_TEMP/charter.sarif; without RUNNER_TEMP
+#                         a charter-sarif.XXXXXX directory of the run's)
 #   CHARTER_COMMENT       true: comment on the pull request
 #   CHARTER_GITHUB_TOKEN  token for git fetch and the comment
 #   CHARTER_REGISTRY_URL, CHARTER_TOKEN   read by charter itself
