@@ -139,7 +139,7 @@ func TestPreCommitHooksManifest(t *testing.T) {
 	// charter-check judges an export of the index (git checkout-index),
 	// against HEAD, or against nothing before the first commit.
 	if w := shlexSplit(t, hooks["charter-check"].Entry); len(w) != 4 || w[0] != "bash" || w[1] != "-c" || w[3] != "--" ||
-		!strings.Contains(w[2], "checkout-index --all") || !strings.Contains(w[2], `charter check --against "$against"`) {
+		!strings.Contains(w[2], "checkout-index --all") || !strings.Contains(w[2], `charter check --against git:HEAD "$@"`) {
 		t.Errorf("charter-check entry %q", w)
 	}
 	if w := shlexSplit(t, hooks["charter-diff"].Entry); len(w) != 4 || w[0] != "bash" || w[1] != "-c" || w[3] != "--" || !strings.Contains(w[2], `charter diff "$tmp/${f##*/}" "$f"`) {
@@ -278,7 +278,7 @@ func TestPreCommitHooksRun(t *testing.T) {
 		projecttest.Git(t, repo, args...)
 	}
 	write(t, "schemas/wip.avsc", `{"type": "record", "name": "Wip", "fields": [`) // untracked
-	if code, out := runHook(t, "charter-check"); code != 0 || !strings.Contains(out, "no commit yet, so every subject is new") || !strings.Contains(out, "(2 added)") {
+	if code, out := runHook(t, "charter-check"); code != 0 || !strings.Contains(out, "no commit yet, so every subject is new") || !strings.Contains(out, "(2 added), against none (no commit yet)\n") {
 		t.Errorf("charter-check before the first commit: exit %d\n%s", code, out)
 	}
 }
