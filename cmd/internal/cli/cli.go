@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -131,7 +132,75 @@ func NewRootCommand(env Env) *cobra.Command {
 		help(c, args)
 	})
 	complete(root)
+	refuseEmptyArgs(root)
 	return root
+}
+
+// flagInUse matches a flag and its value in a command's Use line
+// ("--subject SUBJECT", "[--field PATH]"), which are not arguments.
+var flagInUse = regexp.MustCompile(`\[?--?[a-z][a-z-]*(?:[ =][A-Z][A-Z_,.]*)?\]?`)
+
+// argNames returns the names of c's arguments as its Use line gives them,
+// each with whether it is optional: "mode set [SUBJECT] MODE" is SUBJECT
+// (optional) and MODE.
+func argNames(c *cobra.Command) (names []string, optional []bool) {
+	_, use, _ := strings.Cut(c.Use, " ")
+	for _, tok := range strings.Fields(flagInUse.ReplaceAllString(use, " ")) {
+		opt := strings.HasPrefix(tok, "[")
+		names = append(names, strings.TrimSuffix(strings.Trim(tok, "[]"), "..."))
+		optional = append(optional, opt)
+	}
+	return names, optional
+}
+
+// argName names args[i] of c: by position, or, when an optional argument
+// was left out (mode set MODE), among the required ones.
+func argName(c *cobra.Command, args []string, i int) string {
+	names, optional := argNames(c)
+	var required []string
+	for j, n := range names {
+		if !optional[j] {
+			required = append(required, n)
+		}
+	}
+	switch {
+	case len(names) == 0:
+		return fmt.Sprintf("argument %d", i+1)
+	case len(args) == len(required) && len(required) < len(names):
+		return required[i]
+	case i < len(names):
+		return names[i]
+	}
+	return names[len(names)-1] // PACT_FILE...
+}
+
+// refuseEmptyArgs makes every command that takes arguments refuse an
+// empty one (`charter lineage producers set S ""`) before it runs, as one
+// line naming the argument and exit 2, instead of sending the registry a
+// request with an empty path segment (which answered 404 Not Found). No
+// command gives "" a meaning.
+func refuseEmptyArgs(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseEmptyArgs(sub)
+	}
+	if !c.HasParent() || c.HasSubCommands() {
+		return // the root and the groups name commands, not values
+	}
+	check := c.Args
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if check != nil {
+			if err := check(cmd, args); err != nil {
+				return err
+			}
+		}
+		for i, a := range args {
+			if strings.TrimSpace(a) == "" {
+				path := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+				return fmt.Errorf("%s: the %s argument is empty", path, argName(cmd, args, i))
+			}
+		}
+		return nil
+	}
 }
 
 // complete adds to every command what cobra would add when it runs (the

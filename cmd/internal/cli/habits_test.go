@@ -7,9 +7,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/charter-dev/charter/cmd/internal/buildinfo"
 	"github.com/charter-dev/charter/cmd/internal/cli"
@@ -168,5 +173,61 @@ func TestTimeout(t *testing.T) {
 		if code, _, errs := runCLI(args...); code != cli.ExitError || errs != tc.want {
 			t.Errorf("%+v: exit %d, %q, want %q", tc, code, errs, tc.want)
 		}
+	}
+}
+
+// TestEmptyArgumentsRefused: every command that takes arguments refuses
+// an empty one in each position before it does anything: one line naming
+// the argument as its usage does, exit 2, no request to the registry.
+func TestEmptyArgumentsRefused(t *testing.T) {
+	var hits atomic.Int64
+	reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer reg.Close()
+	root := cli.NewRootCommand(cli.Env{Stdout: io.Discard, Stderr: io.Discard})
+	flagInUse := regexp.MustCompile(`\[?--?[a-z][a-z-]*(?:[ =][A-Z][A-Z_,.]*)?\]?`)
+	checked := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+		if !c.HasParent() || c.HasSubCommands() || !c.Runnable() {
+			return
+		}
+		_, use, _ := strings.Cut(c.Use, " ")
+		names := strings.Fields(flagInUse.ReplaceAllString(use, " "))
+		path := strings.Fields(strings.TrimPrefix(c.CommandPath(), "charter"))
+		for i := range names {
+			args := slices.Clone(path)
+			for j := range names {
+				if j == i {
+					args = append(args, "")
+				} else {
+					args = append(args, "x")
+				}
+			}
+			args = append(args, "--registry", reg.URL)
+			code, out, errs := runCLI(args...)
+			name := strings.TrimSuffix(strings.Trim(names[i], "[]"), "...")
+			want := "charter: " + strings.Join(path, " ") + ": the " + name + " argument is empty\n"
+			if code != cli.ExitError || errs != want || out != "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want %q", args, code, out, errs, want)
+			}
+			checked++
+		}
+	}
+	walk(root)
+	if checked < 30 {
+		t.Errorf("only %d empty arguments tried", checked)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the registry got %d requests for empty arguments", n)
+	}
+	// An optional argument left out is not confused with the next one.
+	if code, _, errs := runCLI("mode", "set", "", "--registry", reg.URL); code != cli.ExitError || errs != "charter: mode set: the MODE argument is empty\n" {
+		t.Errorf("mode set \"\": exit %d, %q", code, errs)
 	}
 }

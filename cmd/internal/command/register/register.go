@@ -53,9 +53,6 @@ other errors.`,
 			if err != nil {
 				return err
 			}
-			if strings.TrimSpace(args[0]) == "" {
-				return errors.New("register: subject must not be empty")
-			}
 			s, err := in.Read(args[1])
 			if err != nil {
 				return err
