@@ -127,14 +127,26 @@ func (r *registration) namedVersion(ctx context.Context, tx Tx) (SubjectVersion,
 // fingerprint decides (findInSubject's first step).
 func (s *Service) matchConfluentVersion(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion) (SubjectVersion, Schema, bool, error) {
 	st := cand.schema
-	sans := sansConfluentVersion(st.Metadata)
-	want := map[string]bool{}
-	if alt := cand.parsed; alt != nil {
-		for _, text := range []string{alt.Canonical(), alt.Normalized()} {
-			want[Fingerprint(st.Type, text, st.References, sans, st.RuleSet)] = true
+	// want holds cand's fingerprints (both forms of its text) with the
+	// property set aside, computed when a version may match.
+	var want map[string]bool
+	wanted := func() map[string]bool {
+		if want != nil {
+			return want
 		}
+		sans := sansConfluentVersion(st.Metadata)
+		if string(sans) == string(compactJSON(st.Metadata)) {
+			want = map[string]bool{st.Fingerprint: true, cand.altFingerprint: true}
+			return want
+		}
+		want = map[string]bool{Fingerprint(st.Type, st.Text, st.References, sans, st.RuleSet): true}
+		if p := cand.parsed; p != nil {
+			for _, text := range []string{p.Canonical(), p.Normalized()} {
+				want[Fingerprint(st.Type, text, st.References, sans, st.RuleSet)] = true
+			}
+		}
+		return want
 	}
-	want[Fingerprint(st.Type, st.Text, st.References, sans, st.RuleSet)] = true
 	if n, ok := confluentVersion(st.Metadata); ok {
 		for i := len(versions) - 1; i >= 0; i-- {
 			if versions[i].Version != n {
@@ -145,7 +157,7 @@ func (s *Service) matchConfluentVersion(ctx context.Context, tx Tx, cand candida
 				return SubjectVersion{}, Schema{}, false, err
 			}
 			if _, has := confluentVersion(prev.Metadata); !has &&
-				want[Fingerprint(prev.Type, prev.Text, prev.References, sansConfluentVersion(prev.Metadata), prev.RuleSet)] {
+				wanted()[Fingerprint(prev.Type, prev.Text, prev.References, sansConfluentVersion(prev.Metadata), prev.RuleSet)] {
 				return versions[i], prev, true, nil
 			}
 			break
@@ -162,7 +174,7 @@ func (s *Service) matchConfluentVersion(ctx context.Context, tx Tx, cand candida
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
-		if fs.sansVersion == "" || !want[fs.sansVersion] {
+		if fs.sansVersion == "" || !wanted()[fs.sansVersion] {
 			continue
 		}
 		prev, err := storedSchema(ctx, tx, versions[i].SchemaID)
