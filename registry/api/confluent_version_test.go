@@ -191,3 +191,15 @@ func TestConfluentProtobufRestApiTest_testConfluentVersion(t *testing.T) {
 	e := newEnvFormats(t, allFormats)
 	runConfluentVersion(t, e, func(extra ...string) string { return pbTyped(msg, extra...) }, pbCanonical(msg), confluentVersionSteps())
 }
+
+// TestConfluentVersionNotSetInImport: IMPORT stores the metadata as sent,
+// an explicit version without confluent:version, as Confluent's register
+// skips maybeSetMetadataRuleSet in IMPORT mode.
+func TestConfluentVersionNotSetInImport(t *testing.T) {
+	const rec = `{"type":"record","name":"Shipment","fields":[{"name":"ref","type":"string"}]}`
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/mode", body: `{"mode":"IMPORT"}`},
+		{method: "POST", path: "/subjects/test/versions", body: schemaBody(rec, `"id":50`, `"version":3`), json: `{"id":50}`},
+		{method: "GET", path: "/subjects/test/versions/3", contains: []string{`"id":50`}, notContains: []string{`metadata`, `confluent:version`}},
+	})
+}
