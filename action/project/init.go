@@ -12,6 +12,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 // Schemas loads the working tree's schema files as Check sees them: mapped,
@@ -110,7 +111,7 @@ func Starter(ctx context.Context, dir string, o InitOptions) ([]byte, []Found, e
 	var b strings.Builder
 	b.WriteString("# charter.yaml: which files of this repository are schemas, which registry\n")
 	b.WriteString("# subject each one is, and how `charter check` judges their changes.\n")
-	fmt.Fprintf(&b, "# Written by `charter init` from %d schema files; edit freely.\n", len(found))
+	fmt.Fprintf(&b, "# Written by `charter init` from %s; edit freely.\n", rule.Plural(len(found), "schema file"))
 	b.WriteString("# Reference: the JSON Schema charter.schema.json in Charter's action/project package.\n")
 	b.WriteString("version: 1\n\n")
 	b.WriteString("# The registry `charter check` compares with when --against is not given\n")

@@ -229,3 +229,62 @@ func TestHintsNameRealCommands(t *testing.T) {
 	}
 	t.Logf("%d command lines checked", checked)
 }
+
+// TestCountsArePlural: no message of the CLI (cmd/internal) or the
+// governance engine formats a count before a plural noun ("%d schema
+// files" printed "1 schema files"): counts go through rule.Plural. The
+// exceptions count a constant that is never 1.
+func TestCountsArePlural(t *testing.T) {
+	constant := []string{
+		"more than %d days away", // governance.MaxTTLDays
+		"want 0 to %d days",      // governance.MaxTTLDays
+		"the first %d bytes",     // auth's maxInput
+	}
+	count := regexp.MustCompile(`%[-+ 0-9]*d (?:[a-z]+ )?([a-z]{3,}s)\b`)
+	// Words ending in s that are no plural: verbs ("version %d is") and
+	// nouns such as "with loss".
+	notPlural := map[string]bool{"does": true, "was": true, "has": true, "goes": true, "says": true, "reads": true, "breaks": true,
+		"needs": true, "makes": true, "loss": true, "class": true, "access": true, "address": true, "status": true, "pass": true}
+	for _, dir := range []string{"cmd/internal", "registry/governance"} {
+		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					return true
+				}
+			next:
+				for _, m := range count.FindAllStringSubmatch(s, -1) {
+					if notPlural[m[1]] {
+						continue
+					}
+					for _, c := range constant {
+						if strings.Contains(s, c) {
+							continue next
+						}
+					}
+					t.Errorf("%s: %q formats a count before the plural %q: use rule.Plural", fset.Position(lit.Pos()), s, m[1])
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if bad := count.FindStringSubmatch("wrote %s: %d schema files"); bad == nil || bad[1] != "files" {
+		t.Fatalf("the pattern misses %q", "%d schema files")
+	}
+}

@@ -36,7 +36,7 @@ func Rules(w io.Writer, f Format, rules []rule.Rule, o Options) error {
 			fmt.Fprintf(&b, "%s  %s  %s  %s  %s%s\n", st.rule.Render(pad(r.ID, idW)), pad(formatName(r), fmtW), pad(r.Category, catW),
 				severityCell(st, r), profCell(r), r.Purpose)
 		}
-		fmt.Fprintf(&b, "\n%d rules\n", len(rules))
+		fmt.Fprintf(&b, "\n%s\n", rule.Plural(len(rules), "rule"))
 	case JSON:
 		if rules == nil {
 			rules = []rule.Rule{}

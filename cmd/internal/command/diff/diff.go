@@ -203,9 +203,9 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 	for _, p := range rep.Pairs {
 		r := p.Result
 		what := map[compat.Direction]string{compat.DirBackward: "NEXT reading PREVIOUS's events", compat.DirForward: "PREVIOUS reading NEXT's events"}[p.Direction]
-		line := fmt.Sprintf("evidence %s (%s): %d events: %d equal, %d with a default, %d with loss, %d refused", p.Direction, what, r.Events, r.Equal, r.Defaulted, r.Lossy, r.Refused)
+		line := fmt.Sprintf("evidence %s (%s): %s: %d equal, %d with a default, %d with loss, %d refused", p.Direction, what, rule.Plural(r.Events, "event"), r.Equal, r.Defaulted, r.Lossy, r.Refused)
 		if broken[p.Direction] == 0 && !r.Verdict().Breaking() {
-			line += fmt.Sprintf("; compatible: %d of %d generated events read back equal", r.Equal+r.Defaulted, r.Events)
+			line += fmt.Sprintf("; compatible: %d of %s read back equal", r.Equal+r.Defaulted, rule.Plural(r.Events, "generated event"))
 		}
 		if r.Partial {
 			line += " (cut short by the time bound)"

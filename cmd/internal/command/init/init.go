@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/charter-dev/charter/action/project"
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/rule"
 )
 
 type options struct {
@@ -211,7 +213,7 @@ func report(cmd *cobra.Command, format, path, dir string, n int, registry bool, 
 		}
 		return global.WriteJSON(out, rep)
 	}
-	fmt.Fprintf(out, "wrote %s: %d schema files\n", path, n)
+	fmt.Fprintf(out, "wrote %s: %s\n", path, rule.Plural(n, "schema file"))
 	w := 0
 	for _, s := range schemas {
 		w = max(w, len(s.File))
@@ -230,14 +232,28 @@ func report(cmd *cobra.Command, format, path, dir string, n int, registry bool, 
 }
 
 // nextStep is the closing hint: check against the repository's default
-// branch, or, outside git, against the registry or another checkout.
+// branch; in a repository without one, against the branch the current one
+// started from (never the current branch compared with itself); outside
+// git, against the registry or another checkout.
 func nextStep(ctx context.Context, dir string, registry bool) string {
-	ref := DefaultBranch(ctx, dir)
+	ref, current, inGit := DefaultBranch(ctx, dir)
 	switch {
 	case ref != "" && registry:
 		return "charter check --against git:" + ref + " (or charter check, against the registry in charter.yaml)"
 	case ref != "":
 		return "charter check --against git:" + ref + " (or set registry: and run charter check)"
+	case inGit:
+		base := "charter check --against git:BASE, BASE being the branch "
+		if current != "" {
+			base += current + " "
+		} else {
+			base += "this commit "
+		}
+		base += "started from"
+		if registry {
+			return base + " (or charter check, against the registry in charter.yaml)"
+		}
+		return base + " (or set registry: and run charter check)"
 	case registry:
 		return "charter check (against the registry in charter.yaml; --against dir:PATH compares with another checkout)"
 	}
@@ -249,10 +265,16 @@ const gitTimeout = 5 * time.Second
 
 // DefaultBranch returns the ref a `charter check --against git:REF` in
 // dir should compare with: the remote's default branch (origin/HEAD, as
-// "origin/main"), else init.defaultBranch when the repository has that
-// branch, else the current branch; "" outside a git repository (or
-// without git, or on a detached HEAD with neither of the others).
-func DefaultBranch(ctx context.Context, dir string) string {
+// "origin/main"); else the first of init.defaultBranch, main and master
+// that the repository has, other than the current branch; else the one
+// other local branch when there is exactly one; else the current branch
+// when it is itself one of init.defaultBranch, main and master (the
+// working tree against the last commit of the main line). Otherwise ref
+// is "": on a feature branch with no base to name, the branch compared
+// with itself would say nothing. current is the checked-out branch ("" on
+// a detached HEAD); inGit is false outside a git repository or without
+// git.
+func DefaultBranch(ctx context.Context, dir string) (ref, current string, inGit bool) {
 	git := func(args ...string) (string, bool) {
 		ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 		defer cancel()
@@ -262,18 +284,38 @@ func DefaultBranch(ctx context.Context, dir string) string {
 		return strings.TrimSpace(string(out)), err == nil
 	}
 	if _, ok := git("rev-parse", "--git-dir"); !ok {
-		return ""
+		return "", "", false
 	}
 	if ref, ok := git("symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"); ok && ref != "" {
-		return ref
+		return ref, "", true
 	}
+	current, _ = git("symbolic-ref", "--quiet", "--short", "HEAD")
+	var mainLine []string
 	if b, ok := git("config", "init.defaultBranch"); ok && b != "" {
+		mainLine = append(mainLine, b)
+	}
+	mainLine = append(mainLine, "main", "master")
+	for _, b := range mainLine {
+		if b == current {
+			continue
+		}
 		if _, exists := git("rev-parse", "--verify", "--quiet", "refs/heads/"+b); exists {
-			return b
+			return b, current, true
 		}
 	}
-	if b, ok := git("symbolic-ref", "--quiet", "--short", "HEAD"); ok && b != "" {
-		return b
+	if list, ok := git("for-each-ref", "--format=%(refname:short)", "refs/heads/"); ok {
+		var others []string
+		for _, b := range strings.Fields(list) {
+			if b != current {
+				others = append(others, b)
+			}
+		}
+		if len(others) == 1 {
+			return others[0], current, true
+		}
 	}
-	return ""
+	if current != "" && slices.Contains(mainLine, current) {
+		return current, current, true
+	}
+	return "", current, true
 }

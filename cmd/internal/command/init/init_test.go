@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,6 +165,33 @@ func TestInitDefaultBranch(t *testing.T) {
 		t.Errorf("on a feature branch of a main repository: %s", out)
 	}
 
+	// A repository with no main line and no remote, on branch feat: no
+	// git:feat (the branch compared with itself); the hint says to
+	// compare with the branch feat started from.
+	setDefault("trunk")
+	feat := gitInit(t, "feat")
+	if _, out, _ := run("init", feat); strings.Contains(out, "git:feat") ||
+		!strings.Contains(out, "next: charter check --against git:BASE, BASE being the branch feat started from (or set registry: and run charter check)") {
+		t.Errorf("feat only: %s", out)
+	}
+	// … and names its one other branch when it has one, or the configured
+	// default when it exists.
+	projecttest.Git(t, feat, "branch", "develop")
+	if _, out, _ := run("init", feat, "--force"); !strings.Contains(out, "next: charter check --against git:develop (") {
+		t.Errorf("feat and develop: %s", out)
+	}
+	projecttest.Git(t, feat, "branch", "trunk")
+	if _, out, _ := run("init", feat, "--force"); !strings.Contains(out, "next: charter check --against git:trunk (") {
+		t.Errorf("feat, develop and trunk (init.defaultBranch): %s", out)
+	}
+	// On the main line itself, with nothing else: the working tree
+	// against its last commit.
+	onTrunk := gitInit(t, "trunk")
+	if _, out, _ := run("init", onTrunk); !strings.Contains(out, "next: charter check --against git:trunk (") {
+		t.Errorf("trunk only, init.defaultBranch=trunk: %s", out)
+	}
+	setDefault("main")
+
 	// origin/HEAD wins.
 	withMain2 := gitInit(t, "main")
 	projecttest.Git(t, withMain2, "update-ref", "refs/remotes/origin/trunk", "HEAD")
@@ -182,6 +210,29 @@ func TestInitDefaultBranch(t *testing.T) {
 	}
 	if _, out, _ := run("init", plain); strings.Contains(out, "git:") || !strings.Contains(out, "next: set registry: in charter.yaml and run charter check") {
 		t.Errorf("outside git: %s", out)
+	}
+}
+
+// TestInitCountsSchemaFiles: the counts init prints and writes read
+// right for 1 as for several: "1 schema file", "2 schema files".
+func TestInitCountsSchemaFiles(t *testing.T) {
+	t.Parallel()
+	const avsc = `{"type":"record","name":"E","fields":[{"name":"id","type":"string"}]}`
+	for n, want := range map[int]string{1: "1 schema file", 2: "2 schema files"} {
+		dir := t.TempDir()
+		for i := range n {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("e%d.avsc", i)), []byte(avsc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, errs := run("init", dir)
+		if code != cli.ExitOK || !strings.HasPrefix(out, "wrote "+filepath.Join(dir, "charter.yaml")+": "+want+"\n") {
+			t.Errorf("%d files: exit %d, %q, %q", n, code, out, errs)
+		}
+		text, err := os.ReadFile(filepath.Join(dir, "charter.yaml"))
+		if err != nil || !strings.Contains(string(text), "# Written by `charter init` from "+want+"; edit freely.\n") {
+			t.Errorf("%d files: charter.yaml (%v):\n%s", n, err, text)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/serve"
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/compat/rule"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/client"
 	"github.com/charter-dev/charter/registry/dump"
@@ -179,7 +180,7 @@ func (m *migration) verify(ctx context.Context, dst *registry.Service, d *dump.D
 			return fmt.Errorf("migrate: verify: %w", err)
 		}
 		if plan.Added != (dump.Counts{}) || len(plan.Conflicts) > 0 {
-			return fmt.Errorf("migrate: verify: %s does not hold the whole source: merging it again would add %+v (%d conflicts)", serve.DisplayDB(m.to), plan.Added, len(plan.Conflicts))
+			return fmt.Errorf("migrate: verify: %s does not hold the whole source: merging it again would add %+v (%s)", serve.DisplayDB(m.to), plan.Added, rule.Plural(len(plan.Conflicts), "conflict"))
 		}
 		return nil
 	}
