@@ -44,6 +44,11 @@ type RegisterRequest struct {
 	// Normalize stores and compares the normalized form of the schema
 	// (also on when the subject's effective config says normalize).
 	Normalize bool
+	// TagsToAdd and TagsToRemove edit the tags of the schema's elements
+	// in its text before anything else (Confluent's schemaTagsToAdd and
+	// schemaTagsToRemove; formats that are a compat.Tagger). A
+	// registration with them and no Version asks for Latest.
+	TagsToAdd, TagsToRemove []compat.SchemaTags
 }
 
 // SubjectSchema is one version of a subject with its schema (Confluent
@@ -110,14 +115,19 @@ func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req 
 // when not nil: parsed by f from req.Schema without references).
 func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool, pre compat.Schema) (candidate, error) {
 	p := pre
+	var deps []compat.Dependency
 	if p == nil || len(req.References) > 0 {
-		deps, err := s.resolveReferences(ctx, tx, req.References)
-		if err != nil {
+		var err error
+		if deps, err = s.resolveReferences(ctx, tx, req.References); err != nil {
 			return candidate{}, err
 		}
 		if p, err = f.Parse(req.Schema, deps); err != nil {
 			return candidate{}, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
 		}
+	}
+	p, err := withSchemaTags(p, req, deps)
+	if err != nil {
+		return candidate{}, err
 	}
 	refs := req.References
 	// Pin "latest" references to the version they resolved to, so that
@@ -243,6 +253,9 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	}
 	if err := checkIDAndVersion(req); err != nil {
 		return SubjectSchema{}, err
+	}
+	if hasSchemaTags(req) && req.Version == 0 {
+		req.Version = Latest // Confluent's toSchemaWithTags
 	}
 	r, err := s.newRegistration(subject, req)
 	if err != nil {

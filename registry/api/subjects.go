@@ -9,8 +9,9 @@ import (
 )
 
 // schemaRequest is Confluent's RegisterSchemaRequest, the body of
-// register, lookup and compatibility calls. Fields Charter does not act on
-// yet (tags) are accepted so that clients sending them are not refused.
+// register, lookup and compatibility calls. propagateSchemaTags, which
+// Charter does not act on yet, is accepted so that clients sending it are
+// not refused.
 type schemaRequest struct {
 	Schema              string               `json:"schema"`
 	SchemaType          string               `json:"schemaType"`
@@ -19,19 +20,38 @@ type schemaRequest struct {
 	RuleSet             json.RawMessage      `json:"ruleSet"`
 	ID                  *int64               `json:"id"`
 	Version             *int                 `json:"version"`
-	SchemaTagsToAdd     json.RawMessage      `json:"schemaTagsToAdd"`
-	SchemaTagsToRemove  json.RawMessage      `json:"schemaTagsToRemove"`
+	SchemaTagsToAdd     []schemaTags         `json:"schemaTagsToAdd"`
+	SchemaTagsToRemove  []schemaTags         `json:"schemaTagsToRemove"`
 	PropagateSchemaTags *bool                `json:"propagateSchemaTags"`
+}
+
+// schemaTags is Confluent's SchemaTags: an entity of a schema and tags.
+type schemaTags struct {
+	Entity struct {
+		EntityPath string `json:"entityPath"`
+		EntityType string `json:"entityType"`
+	} `json:"entity"`
+	Tags []string `json:"tags"`
+}
+
+func toSchemaTags(in []schemaTags) []compat.SchemaTags {
+	var out []compat.SchemaTags
+	for _, t := range in {
+		out = append(out, compat.SchemaTags{Path: t.Entity.EntityPath, Kind: t.Entity.EntityType, Tags: t.Tags})
+	}
+	return out
 }
 
 func (q schemaRequest) toService(r *http.Request) registry.RegisterRequest {
 	out := registry.RegisterRequest{
-		Schema:     q.Schema,
-		Type:       compat.SchemaType(q.SchemaType),
-		References: q.References,
-		Metadata:   q.Metadata,
-		RuleSet:    q.RuleSet,
-		Normalize:  boolParam(r, "normalize"),
+		Schema:       q.Schema,
+		Type:         compat.SchemaType(q.SchemaType),
+		References:   q.References,
+		Metadata:     q.Metadata,
+		RuleSet:      q.RuleSet,
+		Normalize:    boolParam(r, "normalize"),
+		TagsToAdd:    toSchemaTags(q.SchemaTagsToAdd),
+		TagsToRemove: toSchemaTags(q.SchemaTagsToRemove),
 	}
 	if q.ID != nil && *q.ID > 0 {
 		out.ID = *q.ID

@@ -1,0 +1,80 @@
+package api_test
+
+import (
+	"testing"
+)
+
+// Schema tags on registration (schemaTagsToAdd, schemaTagsToRemove),
+// pinned by the Protobuf RestApiTest (core/src/test/java/io/confluent/
+// kafka/schemaregistry/rest/protobuf/RestApiTest.java in
+// confluentinc/schema-registry). The schemas are Charter's own.
+
+const (
+	tagParcel = "syntax = \"proto3\";\npackage shop.test;\n\nmessage Parcel {\n  string label = 1;\n  string carrier = 2;\n}\n"
+	// tagParcelTagged is tagParcel with label tagged PII and LABEL, as
+	// Charter answers it: printed from the descriptor, with the import
+	// of confluent/meta.proto that the option needs (Confluent's answer
+	// has no import).
+	tagParcelTagged = "syntax = \"proto3\";\npackage shop.test;\nimport \"confluent/meta.proto\";\nmessage Parcel {\n  string label = 1 [(confluent.field_meta) = {\n    tags: [\"PII\", \"LABEL\"]\n  }];\n  string carrier = 2;\n}\n"
+	tagParcelPII    = "syntax = \"proto3\";\npackage shop.test;\nimport \"confluent/meta.proto\";\nmessage Parcel {\n  string label = 1 [(confluent.field_meta) = {\n    tags: [\"PII\"]\n  }];\n  string carrier = 2;\n}\n"
+)
+
+func fieldTags(path string, tags ...string) string {
+	return `{"entity":{"entityPath":"` + path + `","entityType":"SR_FIELD"},"tags":` + jsonStrings(tags) + `}`
+}
+
+func jsonStrings(ss []string) string {
+	out := "["
+	for i, s := range ss {
+		if i > 0 {
+			out += ","
+		}
+		out += jsonString(s)
+	}
+	return out + "]"
+}
+
+// TestConfluentProtobufRestApiTest_testRegisterSchemaTagsBasic: protobuf
+// RestApiTest.testRegisterSchemaTagsBasic, schemaTagsToAdd on a field
+// (named with and without the leading dot) registers the schema with the
+// field's (confluent.field_meta).tags as a new version (no version asked:
+// the latest, so confluent:version is set); the tagged schema sent again
+// as version 3 with schemaTagsToRemove drops one tag. Confluent also
+// answers the new version in the register answer; Charter answers
+// {"id":…} (a README difference), read back with GET.
+func TestConfluentProtobufRestApiTest_testRegisterSchemaTagsBasic(t *testing.T) {
+	newEnvFormats(t, allFormats).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcel), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test/versions", json: `{"id":2}`,
+			body: pbTyped(tagParcel, `"schemaTagsToAdd":[`+fieldTags("Parcel.label", "PII")+`,`+fieldTags(".Parcel.label", "LABEL")+`]`)},
+		{method: "GET", path: "/subjects/test/versions/latest",
+			contains: []string{`"version":2`, `"id":2`, `"schema":` + jsonString(tagParcelTagged), `"confluent:version":"2"`}},
+		{method: "POST", path: "/subjects/test/versions", json: `{"id":3}`,
+			body: pbTyped(tagParcelTagged, `"version":3`, `"schemaTagsToRemove":[`+fieldTags("Parcel.label", "LABEL")+`]`)},
+		{method: "GET", path: "/subjects/test/versions/latest",
+			contains: []string{`"version":3`, `"id":3`, `"schema":` + jsonString(tagParcelPII), `"confluent:version":"3"`}},
+		// Sent again as it is stored, it is version 3.
+		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcelPII), json: `{"id":3}`},
+	})
+}
+
+// TestSchemaTagsRefused: a tag on an element the schema does not have is
+// 42201, as in Confluent (RestApiRegisterSchemaTagsTest.
+// testRegisterSchemaTagsWithInvalidTags); a format Charter does not tag
+// yet (Avro, JSON Schema) and a Protobuf message (SR_RECORD) are 42201
+// too, instead of registering the schema without the tags; nothing is
+// stored.
+func TestSchemaTagsRefused(t *testing.T) {
+	e := newEnvFormats(t, allFormats)
+	e.run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcel), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test/versions", status: 422, code: 42201, contains: []string{"Parcel.weight"},
+			body: pbTyped(tagParcel, `"schemaTagsToAdd":[`+fieldTags("Parcel.weight", "PII")+`]`)},
+		{method: "POST", path: "/subjects/test/versions", status: 422, code: 42201, contains: []string{"SR_RECORD"},
+			body: pbTyped(tagParcel, `"schemaTagsToAdd":[{"entity":{"entityPath":"Parcel","entityType":"SR_RECORD"},"tags":["PII"]}]`)},
+		{method: "POST", path: "/subjects/avro/versions", status: 422, code: 42201, contains: []string{"AVRO"},
+			body: schemaBody(cfV1, `"schemaTagsToAdd":[`+fieldTags("Order.id", "PII")+`]`)},
+		{method: "GET", path: "/subjects/test/versions", json: `[1]`},
+		{method: "GET", path: "/subjects", json: `["test"]`},
+	})
+}
