@@ -18,7 +18,7 @@ func NewCommand(name string) *cobra.Command {
 		Short: "Print Charter's version",
 		Long: `Print the version of this charter binary and the commit it was built from, on
 one line: charter <version> (<commit>); with -o json, {"version": …, "commit":
-…}. charter --version prints the same line. The registry's own version is at
+…}. charter --version (-v) is the same, -o json included. The registry's own version is at
 GET /v1/metadata/version.`,
 		Example: `  charter version
 
