@@ -45,20 +45,35 @@ func (c *stmtCache) get(query string) *sql.Stmt {
 	return nil
 }
 
-// prepare prepares the noted queries; the caller makes sure a
-// connection is free (no write batch open). A query that fails to
-// prepare is run as text from then on.
+// prepare prepares the noted queries; the caller holds no connection of
+// the database and, for the write database, makes sure its one
+// connection is free (no write batch open). The lock is not held while
+// preparing: PrepareContext may wait for a connection of the read pool,
+// which the transactions holding them give back only once their queries
+// (get) have run. A query that fails to prepare is run as text from
+// then on.
 func (c *stmtCache) prepare(ctx context.Context) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	qs := make([]string, 0, len(c.pending))
 	for q := range c.pending {
-		delete(c.pending, q)
+		qs = append(qs, q)
+	}
+	clear(c.pending)
+	c.mu.Unlock()
+	for _, q := range qs {
 		st, err := c.db.PrepareContext(ctx, q)
-		if err != nil {
+		c.mu.Lock()
+		if old, ok := c.m[q]; ok && old != nil {
+			// Prepared meanwhile by another caller.
+			if st != nil {
+				_ = st.Close()
+			}
+		} else if err != nil {
 			c.m[q] = nil
-			continue
+		} else {
+			c.m[q] = st
 		}
-		c.m[q] = st
+		c.mu.Unlock()
 	}
 }
 
