@@ -131,7 +131,7 @@ func NewRootCommand(env Env) *cobra.Command {
 		defer global.HideGlobalFlags(c)()
 		help(c, args)
 	})
-	complete(root)
+	addRuntimeDefaults(root)
 	refuseEmptyArgs(root)
 	return root
 }
@@ -203,11 +203,11 @@ func refuseEmptyArgs(c *cobra.Command) {
 	}
 }
 
-// complete adds to every command what cobra would add when it runs (the
+// addRuntimeDefaults adds to every command what cobra would add when it runs (the
 // -h/--help flags, the help command), so that the tree NewRootCommand
 // returns is the one `charter` runs: the reference pages (Docs) are
 // generated from it and show what --help shows.
-func complete(root *cobra.Command) {
+func addRuntimeDefaults(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
