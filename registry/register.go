@@ -49,6 +49,8 @@ type RegisterRequest struct {
 	// schemaTagsToRemove; formats that are a compat.Tagger). A
 	// registration with them and no Version asks for Latest.
 	TagsToAdd, TagsToRemove []compat.SchemaTags
+	// versionAsSent keeps Version 0 with tags (ModifySchemaTags).
+	versionAsSent bool
 }
 
 // SubjectSchema is one version of a subject with its schema (Confluent
@@ -254,7 +256,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	if err := checkIDAndVersion(req); err != nil {
 		return SubjectSchema{}, err
 	}
-	if hasSchemaTags(req) && req.Version == 0 {
+	if hasSchemaTags(req) && req.Version == 0 && !req.versionAsSent {
 		req.Version = Latest // Confluent's toSchemaWithTags
 	}
 	r, err := s.newRegistration(subject, req)

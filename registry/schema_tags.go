@@ -1,6 +1,10 @@
 package registry
 
 import (
+	"context"
+	"encoding/json"
+	"slices"
+
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -29,4 +33,78 @@ func withSchemaTags(p compat.Schema, req RegisterRequest, deps []compat.Dependen
 		return nil, srerr.New(srerr.ErrInvalidSchema, "Invalid schema: %v", err)
 	}
 	return out, nil
+}
+
+// TagSchemaRequest is Confluent's TagSchemaRequest, the body of POST
+// /subjects/{s}/versions/{v}/tags: a new version made of version v's
+// schema with its tags edited.
+type TagSchemaRequest struct {
+	// NewVersion is the version number asked for (0: the next one).
+	NewVersion int
+	// TagsToAdd and TagsToRemove are RegisterRequest's.
+	TagsToAdd, TagsToRemove []compat.SchemaTags
+	// Metadata replaces version v's when set. RuleSet is the new
+	// version's; RulesToMerge (a ruleSet) and RulesToRemove (rule
+	// names) edit instead the rule set of the version before NewVersion
+	// (the latest when NewVersion is 0).
+	Metadata, RuleSet json.RawMessage
+	RulesToMerge      json.RawMessage
+	RulesToRemove     []string
+}
+
+// ModifySchemaTags registers version v of subject again with its tags
+// edited, as Confluent's modifySchemaTags (the older API beside
+// schemaTagsToAdd on register): the metadata is req's or version v's,
+// with confluent:version, which the registration sets to the new
+// version's number. Errors are Version's and Register's.
+func (s *Service) ModifySchemaTags(ctx context.Context, subject string, v int, req TagSchemaRequest) (SubjectSchema, error) {
+	ss, err := s.Version(ctx, subject, v, false)
+	if err != nil {
+		return SubjectSchema{}, err
+	}
+	meta := compactJSON(req.Metadata)
+	if meta == nil {
+		meta = ss.Schema.Metadata
+	}
+	rules := req.RuleSet
+	if compactJSON(req.RulesToMerge) != nil || len(req.RulesToRemove) > 0 {
+		prev := Latest
+		if req.NewVersion > 1 {
+			prev = req.NewVersion - 1
+		}
+		var old json.RawMessage
+		if ps, err := s.Version(ctx, subject, prev, false); err == nil {
+			old = ps.Schema.RuleSet
+		}
+		rules = withoutRules(mergeRuleSets(old, req.RulesToMerge), req.RulesToRemove)
+	}
+	return s.Register(ctx, subject, RegisterRequest{
+		Schema: ss.Schema.Text, Type: ss.Schema.Type, References: ss.Schema.References,
+		Metadata: withConfluentVersion(meta, req.NewVersion), RuleSet: rules, Version: req.NewVersion,
+		TagsToAdd: req.TagsToAdd, TagsToRemove: req.TagsToRemove, versionAsSent: true,
+	})
+}
+
+// withoutRules returns ruleSet without the rules named in names.
+func withoutRules(ruleSet json.RawMessage, names []string) json.RawMessage {
+	m := decodeObject(ruleSet)
+	if m == nil || len(names) == 0 {
+		return ruleSet
+	}
+	for _, list := range []string{"migrationRules", "domainRules", "encodingRules"} {
+		rules, _ := m[list].([]any)
+		kept := rules[:0]
+		for _, r := range rules {
+			if rm, ok := r.(map[string]any); ok {
+				if name, _ := rm["name"].(string); slices.Contains(names, name) {
+					continue
+				}
+			}
+			kept = append(kept, r)
+		}
+		if rules != nil {
+			m[list] = kept
+		}
+	}
+	return encodeObject(m, true)
 }

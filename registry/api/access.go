@@ -81,6 +81,7 @@ var routeAccess = map[string]access{
 	"DELETE /subjects/{subject}/versions/{version}":           {kind: ownerSoftAdminPermanent},
 	"GET /subjects/{subject}/versions/{version}/schema":       {kind: read},
 	"GET /subjects/{subject}/versions/{version}/referencedby": {kind: read},
+	"POST /subjects/{subject}/versions/{version}/tags":        {kind: owner},
 	"GET /subjects/{subject}/metadata":                        {kind: read},
 
 	"GET /schemas":                   {kind: read},

@@ -149,6 +149,7 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("DELETE /subjects/{subject}/versions/{version}", s.deleteVersion)
 	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/schema", s.viewed(s.getVersionSchema))
 	mux.HandleFunc("GET /subjects/{subject}/versions/{version}/referencedby", s.referencedBy)
+	mux.HandleFunc("POST /subjects/{subject}/versions/{version}/tags", s.modifySchemaTags)
 
 	mux.HandleFunc("GET /schemas", s.listSchemas)
 	mux.HandleFunc("GET /schemas/types", s.schemaTypes)

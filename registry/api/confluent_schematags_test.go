@@ -78,3 +78,27 @@ func TestSchemaTagsRefused(t *testing.T) {
 		{method: "GET", path: "/subjects", json: `["test"]`},
 	})
 }
+
+// TestConfluentProtobufRestApiTest_testRegisterSchemaTagsBasicDeprecated:
+// protobuf RestApiTest.testRegisterSchemaTagsBasicDeprecated, the older
+// API: POST /subjects/{s}/versions/latest/tags with tagsToAdd registers the
+// latest version's schema with the field's tags as version 2
+// (confluent:version 2), and newVersion 3 with tagsToRemove drops one.
+func TestConfluentProtobufRestApiTest_testRegisterSchemaTagsBasicDeprecated(t *testing.T) {
+	newEnvFormats(t, allFormats).run([]step{
+		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcel), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test/versions/latest/tags", json: `{"id":2}`,
+			body: `{"tagsToAdd":[` + fieldTags("Parcel.label", "PII") + `,` + fieldTags(".Parcel.label", "LABEL") + `]}`},
+		{method: "GET", path: "/subjects/test/versions/latest",
+			contains: []string{`"version":2`, `"id":2`, `"schema":` + jsonString(tagParcelTagged), `"confluent:version":"2"`}},
+		{method: "POST", path: "/subjects/test/versions/latest/tags", json: `{"id":3}`,
+			body: `{"newVersion":3,"tagsToRemove":[` + fieldTags("Parcel.label", "LABEL") + `]}`},
+		{method: "GET", path: "/subjects/test/versions/latest",
+			contains: []string{`"version":3`, `"id":3`, `"schema":` + jsonString(tagParcelPII), `"confluent:version":"3"`}},
+		// A version that is not the next one, or that does not exist.
+		{method: "POST", path: "/subjects/test/versions/latest/tags", status: 422, code: 42201,
+			body: `{"newVersion":3,"tagsToAdd":[` + fieldTags("Parcel.carrier", "X") + `]}`},
+		{method: "POST", path: "/subjects/test/versions/9/tags", status: 404, code: 40402,
+			body: `{"tagsToAdd":[` + fieldTags("Parcel.carrier", "X") + `]}`},
+	})
+}

@@ -157,6 +157,8 @@ func TestConfluentAPIDocumented(t *testing.T) {
 	e.call(404, "GET", svv, "/subjects/orders-value/versions/9", "")
 	e.call(200, "GET", svv+"/schema", "/subjects/orders-value/versions/1/schema", "")
 	e.call(200, "GET", svv+"/referencedby", "/subjects/orders-value/versions/1/referencedby", "")
+	e.call(200, "POST", svv+"/tags", "/subjects/parcels-value/versions/1/tags",
+		`{"tagsToAdd":[{"entity":{"entityPath":"Parcel.id","entityType":"SR_FIELD"},"tags":["KEY"]}]}`)
 	e.call(200, "GET", "/subjects/{subject}/metadata", "/subjects/orders-value/metadata", "")
 	e.call(200, "GET", "/schemas", "/schemas?latestOnly=true", "")
 	e.call(200, "GET", ids, "/schemas/ids/1?fetchMaxId=true", "")

@@ -137,6 +137,47 @@ func (s *server) register(w http.ResponseWriter, r *http.Request) {
 	}{ss.Schema.ID})
 }
 
+// tagSchemaRequest is Confluent's TagSchemaRequest.
+type tagSchemaRequest struct {
+	NewVersion    *int            `json:"newVersion"`
+	TagsToAdd     []schemaTags    `json:"tagsToAdd"`
+	TagsToRemove  []schemaTags    `json:"tagsToRemove"`
+	Metadata      json.RawMessage `json:"metadata"`
+	RuleSet       json.RawMessage `json:"ruleSet"`
+	RulesToMerge  json.RawMessage `json:"rulesToMerge"`
+	RulesToRemove []string        `json:"rulesToRemove"`
+}
+
+// modifySchemaTags: POST /subjects/{subject}/versions/{version}/tags →
+// {"id": N}: the version registered again with its tags edited, as a new
+// version (headers as register).
+func (s *server) modifySchemaTags(w http.ResponseWriter, r *http.Request) {
+	v, err := version(r)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	var req tagSchemaRequest
+	if err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	tr := registry.TagSchemaRequest{TagsToAdd: toSchemaTags(req.TagsToAdd), TagsToRemove: toSchemaTags(req.TagsToRemove),
+		Metadata: req.Metadata, RuleSet: req.RuleSet, RulesToMerge: req.RulesToMerge, RulesToRemove: req.RulesToRemove}
+	if req.NewVersion != nil && *req.NewVersion > 0 {
+		tr.NewVersion = *req.NewVersion
+	}
+	ss, err := s.svc.ModifySchemaTags(r.Context(), r.PathValue("subject"), v, tr)
+	if err != nil {
+		writeError(w, r, s.log, err)
+		return
+	}
+	findingHeaders(w, ss)
+	writeJSON(w, http.StatusOK, struct {
+		ID int64 `json:"id"`
+	}{ss.Schema.ID})
+}
+
 // lookupSchema: POST /subjects/{subject}?normalize&deleted&format → Schema
 // entity (format as getVersion).
 func (s *server) lookupSchema(w http.ResponseWriter, r *http.Request) {
