@@ -149,11 +149,28 @@ func (Format) Parse(text string, deps []compat.Dependency) (compat.Schema, error
 
 // Parse is Format.Parse returning the concrete *Schema.
 func Parse(text string, deps []compat.Dependency) (*Schema, error) {
+	root, known, hs, err := parseModel(text, deps)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{
+		root:       root,
+		hamba:      hs,
+		canonical:  canonicalText(root, known),
+		normalized: normalizedText(root, known),
+		api:        sync.OnceValue(FreshAPI),
+		resolved:   sync.OnceValue(func() string { return canonicalText(root, nil) }),
+	}, nil
+}
+
+// parseModel parses text with deps into its model: the root, the named
+// types the references define (known) and hamba's schema.
+func parseModel(text string, deps []compat.Dependency) (*node, map[*node]bool, hamba.Schema, error) {
 	b := newBuilder()
 	cache := &hamba.SchemaCache{}
 	for _, d := range deps {
 		if _, _, err := parseOne(b, cache, d.Text); err != nil {
-			return nil, fmt.Errorf("reference %q: %w", d.Name, err)
+			return nil, nil, nil, fmt.Errorf("reference %q: %w", d.Name, err)
 		}
 	}
 	known := make(map[*node]bool, len(b.defined))
@@ -167,16 +184,9 @@ func Parse(text string, deps []compat.Dependency) (*Schema, error) {
 	}
 	root, hs, err := parseOne(b, cache, text)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return &Schema{
-		root:       root,
-		hamba:      hs,
-		canonical:  canonicalText(root, known),
-		normalized: normalizedText(root, known),
-		api:        sync.OnceValue(FreshAPI),
-		resolved:   sync.OnceValue(func() string { return canonicalText(root, nil) }),
-	}, nil
+	return root, known, hs, nil
 }
 
 // parseOne reads one schema text into b's names and cache.
