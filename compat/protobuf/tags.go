@@ -16,72 +16,77 @@ import (
 	"github.com/charter-dev/charter/compat"
 )
 
-// fieldMeta is Confluent's confluent.field_meta extension and its
-// confluent.Meta message, compiled once from the embedded meta.proto.
-var fieldMeta = sync.OnceValues(func() (protoreflect.ExtensionType, error) {
+// metaExtensions are Confluent's confluent.field_meta and
+// confluent.message_meta extensions (of type confluent.Meta), compiled
+// once from the embedded meta.proto.
+var metaExtensions = sync.OnceValues(func() (map[string]protoreflect.ExtensionType, error) {
 	const name = "charter_tags_meta.proto"
 	f, err := compile(name, protocompile.SearchResult{Source: strings.NewReader(
 		"syntax = \"proto3\";\nimport \"confluent/meta.proto\";\n")}, nil)
 	if err != nil {
 		return nil, err
 	}
+	out := map[string]protoreflect.ExtensionType{}
 	imps := f.Imports()
 	for i := 0; i < imps.Len(); i++ {
-		if xd := imps.Get(i).FileDescriptor.Extensions().ByName("field_meta"); xd != nil {
-			return dynamicpb.NewExtensionType(xd), nil
+		for _, n := range []protoreflect.Name{"field_meta", "message_meta"} {
+			if xd := imps.Get(i).FileDescriptor.Extensions().ByName(n); xd != nil {
+				out[string(n)] = dynamicpb.NewExtensionType(xd)
+			}
 		}
 	}
-	return nil, fmt.Errorf("confluent/meta.proto declares no field_meta")
+	if len(out) != 2 {
+		return nil, fmt.Errorf("confluent/meta.proto declares no field_meta or message_meta")
+	}
+	return out, nil
 })
 
 var _ compat.Tagger = (*Schema)(nil)
 
-// WithTags returns the schema with the tags of its fields changed
-// (compat.Tagger): a field's path is ".Msg.field" or "Msg.field",
-// messages named relative to the package and nested ones by their dotted
-// path, and its tags are (confluent.field_meta).tags. For each field, in
-// the order first named, the tags to add are added (without repeats),
-// then those to remove removed, as Confluent's registration with
-// schemaTagsToAdd and schemaTagsToRemove does. The schema is printed from
-// its descriptor, with an import of confluent/meta.proto when it had
-// none, and parsed again with deps. Only fields are tagged here (kind
-// SR_FIELD); a path that names no field is an error.
+// WithTags returns the schema with the tags of its messages and fields
+// changed (compat.Tagger): a message (SR_RECORD) is named by its path
+// relative to the package (".Outer.Inner" or "Outer.Inner"), a field
+// (SR_FIELD) by its message's path, a dot and its name; the tags are
+// (confluent.message_meta).tags and (confluent.field_meta).tags. For each
+// element, in the order first named, the tags to add are added (without
+// repeats), then those to remove removed, as Confluent's registration
+// with schemaTagsToAdd and schemaTagsToRemove does; the option's other
+// members are kept and an option left empty is dropped. The schema is
+// printed from its descriptor, with an import of confluent/meta.proto
+// when it had none, and parsed again with deps. A path that names no
+// element is an error.
 func (s *Schema) WithTags(add, remove []compat.SchemaTags, deps []compat.Dependency) (compat.Schema, error) {
-	xt, err := fieldMeta()
+	xts, err := metaExtensions()
 	if err != nil {
 		return nil, err
 	}
 	fdp := protodesc.ToFileDescriptorProto(s.fd)
-	var order []string
-	adds, removes := map[string][]string{}, map[string][]string{}
-	for _, list := range []struct {
-		tags []compat.SchemaTags
-		into map[string][]string
-	}{{add, adds}, {remove, removes}} {
-		for _, t := range list.tags {
-			if t.Kind != "SR_FIELD" {
-				return nil, fmt.Errorf("schema tags: %s entity %q: only fields (SR_FIELD) of a Protobuf schema take tags here", t.Kind, t.Path)
+	type edit struct{ add, remove []string }
+	edits := map[proto.Message]*edit{}
+	var order []proto.Message
+	kinds := map[proto.Message]string{}
+	for i, list := range [][]compat.SchemaTags{add, remove} {
+		for _, t := range list {
+			opts, kind, err := tagTarget(fdp, t)
+			if err != nil {
+				return nil, err
 			}
-			p := strings.TrimPrefix(t.Path, ".")
-			if _, seen := adds[p]; !seen {
-				if _, seen := removes[p]; !seen {
-					order = append(order, p)
-				}
+			e := edits[opts]
+			if e == nil {
+				e = &edit{}
+				edits[opts] = e
+				order = append(order, opts)
+				kinds[opts] = kind
 			}
-			list.into[p] = append(list.into[p], t.Tags...)
-			if _, ok := adds[p]; !ok {
-				adds[p] = nil
+			if i == 0 {
+				e.add = append(e.add, t.Tags...)
+			} else {
+				e.remove = append(e.remove, t.Tags...)
 			}
 		}
 	}
-	for _, path := range order {
-		f := findField(fdp, path)
-		if f == nil {
-			return nil, fmt.Errorf("schema tags: %q names no field of the schema", path)
-		}
-		if err := retagField(f, xt, adds[path], removes[path]); err != nil {
-			return nil, err
-		}
+	for _, opts := range order {
+		retag(opts, xts[kinds[opts]], edits[opts].add, edits[opts].remove)
 	}
 	if !slices.Contains(fdp.Dependency, "confluent/meta.proto") {
 		fdp.Dependency = append(fdp.Dependency, "confluent/meta.proto")
@@ -94,16 +99,45 @@ func (s *Schema) WithTags(add, remove []compat.SchemaTags, deps []compat.Depende
 	return out, nil
 }
 
-// findField returns the field path names in fdp ("Outer.Inner.field"),
+// tagTarget returns the options of the element t names in fdp (created
+// when it has none) and the name of the meta extension they take.
+func tagTarget(fdp *descriptorpb.FileDescriptorProto, t compat.SchemaTags) (proto.Message, string, error) {
+	path := strings.TrimPrefix(t.Path, ".")
+	switch t.Kind {
+	case "SR_RECORD":
+		if m := findMessage(fdp, strings.Split(path, ".")); m != nil {
+			if m.Options == nil {
+				m.Options = &descriptorpb.MessageOptions{}
+			}
+			return m.Options, "message_meta", nil
+		}
+	case "SR_FIELD":
+		parts := strings.Split(path, ".")
+		if m := findMessage(fdp, parts[:len(parts)-1]); m != nil {
+			for _, f := range m.GetField() {
+				if f.GetName() == parts[len(parts)-1] {
+					if f.Options == nil {
+						f.Options = &descriptorpb.FieldOptions{}
+					}
+					return f.Options, "field_meta", nil
+				}
+			}
+		}
+	default:
+		return nil, "", fmt.Errorf("schema tags: entity type %q of %q: want SR_RECORD or SR_FIELD", t.Kind, t.Path)
+	}
+	return nil, "", fmt.Errorf("schema tags: %s %q names no message or field of the schema", t.Kind, t.Path)
+}
+
+// findMessage returns the message names leads to (["Outer", "Inner"]),
 // nil when there is none.
-func findField(fdp *descriptorpb.FileDescriptorProto, path string) *descriptorpb.FieldDescriptorProto {
-	parts := strings.Split(path, ".")
-	if len(parts) < 2 {
+func findMessage(fdp *descriptorpb.FileDescriptorProto, names []string) *descriptorpb.DescriptorProto {
+	if len(names) == 0 {
 		return nil
 	}
 	msgs := fdp.GetMessageType()
 	var m *descriptorpb.DescriptorProto
-	for _, name := range parts[:len(parts)-1] {
+	for _, name := range names {
 		m = nil
 		for _, c := range msgs {
 			if c.GetName() == name {
@@ -116,26 +150,19 @@ func findField(fdp *descriptorpb.FileDescriptorProto, path string) *descriptorpb
 		}
 		msgs = m.GetNestedType()
 	}
-	for _, f := range m.GetField() {
-		if f.GetName() == parts[len(parts)-1] {
-			return f
-		}
-	}
-	return nil
+	return m
 }
 
-// retagField sets f's (confluent.field_meta).tags to its tags plus add
-// (in order, without repeats) minus remove; the option's doc and params
-// are kept, and an option left empty is dropped.
-func retagField(f *descriptorpb.FieldDescriptorProto, xt protoreflect.ExtensionType, add, remove []string) error {
-	if f.Options == nil {
-		f.Options = &descriptorpb.FieldOptions{}
-	}
-	opts := f.Options.ProtoReflect()
+// retag sets the tags of opts' meta option (extension xt) to its tags
+// plus add (in order, without repeats) minus remove; the option's other
+// members (doc, params) are kept, and an option left empty is dropped.
+func retag(opts proto.Message, xt protoreflect.ExtensionType, add, remove []string) {
+	name := xt.TypeDescriptor().FullName()
+	or := opts.ProtoReflect()
 	meta := dynamicpb.NewMessage(xt.TypeDescriptor().Message())
 	var old []protoreflect.FieldDescriptor
-	opts.Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if x.IsExtension() && x.FullName() == fieldMetaName && x.Message() != nil {
+	or.Range(func(x protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if x.IsExtension() && x.FullName() == name && x.Message() != nil {
 			old = append(old, x)
 			if b, err := proto.Marshal(v.Message().Interface()); err == nil {
 				_ = proto.UnmarshalOptions{Merge: true}.Unmarshal(b, meta)
@@ -144,7 +171,7 @@ func retagField(f *descriptorpb.FieldDescriptorProto, xt protoreflect.ExtensionT
 		return true
 	})
 	for _, x := range old {
-		opts.Clear(x)
+		or.Clear(x)
 	}
 	tagsField := meta.Descriptor().Fields().ByName("tags")
 	var tags []string
@@ -159,17 +186,15 @@ func retagField(f *descriptorpb.FieldDescriptorProto, xt protoreflect.ExtensionT
 	}
 	tags = slices.DeleteFunc(tags, func(t string) bool { return slices.Contains(remove, t) })
 	meta.Clear(tagsField)
-	nl := meta.Mutable(tagsField).List()
-	for _, t := range tags {
-		nl.Append(protoreflect.ValueOfString(t))
-	}
-	if len(tags) == 0 {
-		meta.Clear(tagsField)
+	if len(tags) > 0 {
+		nl := meta.Mutable(tagsField).List()
+		for _, t := range tags {
+			nl.Append(protoreflect.ValueOfString(t))
+		}
 	}
 	empty := true
 	meta.Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool { empty = false; return false })
 	if !empty {
-		proto.SetExtension(f.Options, xt, meta)
+		proto.SetExtension(opts, xt, meta)
 	}
-	return nil
 }

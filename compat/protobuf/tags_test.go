@@ -9,7 +9,7 @@ import (
 )
 
 // TestWithTags: tags are added to a nested message's field without
-// repeats, an existing (confluent.field_meta) keeps its doc, removing
+// repeats and to a nested message, an existing (confluent.field_meta) keeps its doc, removing
 // every tag of a field leaves no option, and the result parses again to
 // the same text.
 func TestWithTags(t *testing.T) {
@@ -34,6 +34,13 @@ func TestWithTags(t *testing.T) {
 	again, err := protobuf.Parse(text, nil)
 	if err != nil || again.Canonical() != text {
 		t.Fatalf("the tagged text does not parse to itself (%v):\n%s", err, text)
+	}
+	msg, err := s.WithTags([]compat.SchemaTags{{Path: ".Order.Line", Kind: "SR_RECORD", Tags: []string{"LINE"}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := msg.Canonical(); !strings.Contains(text, "option (confluent.message_meta) = {") || !strings.Contains(text, `tags: ["LINE"]`) {
+		t.Errorf("the message is not tagged:\n%s", text)
 	}
 	if _, err := s.WithTags([]compat.SchemaTags{{Path: "Order.total", Kind: "SR_FIELD", Tags: []string{"X"}}}, nil, nil); err == nil ||
 		!strings.Contains(err.Error(), "Order.total") {

@@ -61,7 +61,7 @@ func TestConfluentProtobufRestApiTest_testRegisterSchemaTagsBasic(t *testing.T) 
 // TestSchemaTagsRefused: a tag on an element the schema does not have is
 // 42201, as in Confluent (RestApiRegisterSchemaTagsTest.
 // testRegisterSchemaTagsWithInvalidTags); a format Charter does not tag
-// yet (JSON Schema) and a Protobuf message (SR_RECORD) are 42201
+// yet (JSON Schema) and an entity type other than SR_RECORD and SR_FIELD are 42201
 // too, instead of registering the schema without the tags; nothing is
 // stored.
 func TestSchemaTagsRefused(t *testing.T) {
@@ -70,12 +70,16 @@ func TestSchemaTagsRefused(t *testing.T) {
 		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcel), json: `{"id":1}`},
 		{method: "POST", path: "/subjects/test/versions", status: 422, code: 42201, contains: []string{"Parcel.weight"},
 			body: pbTyped(tagParcel, `"schemaTagsToAdd":[`+fieldTags("Parcel.weight", "PII")+`]`)},
-		{method: "POST", path: "/subjects/test/versions", status: 422, code: 42201, contains: []string{"SR_RECORD"},
-			body: pbTyped(tagParcel, `"schemaTagsToAdd":[{"entity":{"entityPath":"Parcel","entityType":"SR_RECORD"},"tags":["PII"]}]`)},
+		{method: "POST", path: "/subjects/test/versions", status: 422, code: 42201, contains: []string{"SR_ENUM"},
+			body: pbTyped(tagParcel, `"schemaTagsToAdd":[{"entity":{"entityPath":"Parcel","entityType":"SR_ENUM"},"tags":["PII"]}]`)},
 		{method: "POST", path: "/subjects/json/versions", status: 422, code: 42201, contains: []string{"JSON"},
 			body: jsTyped(jsObject("id"), `"schemaTagsToAdd":[`+fieldTags("id", "PII")+`]`)},
 		{method: "GET", path: "/subjects/test/versions", json: `[1]`},
 		{method: "GET", path: "/subjects", json: `["test"]`},
+		// A message takes (confluent.message_meta).tags.
+		{method: "POST", path: "/subjects/test/versions", json: `{"id":2}`,
+			body: pbTyped(tagParcel, `"schemaTagsToAdd":[{"entity":{"entityPath":"Parcel","entityType":"SR_RECORD"},"tags":["SHIPPING"]}]`)},
+		{method: "GET", path: "/subjects/test/versions/2", contains: []string{`option (confluent.message_meta) = {`, `tags: [\"SHIPPING\"]`}},
 	})
 }
 
