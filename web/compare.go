@@ -192,16 +192,26 @@ func readEvidence(ctx context.Context, cmp registry.Comparison) (rep *evidence.R
 		partial = partial || p.Result.Partial
 	}
 	if n == 0 && !partial {
-		return nil, "events not read: no event valid under the writer's schema could be generated", false
+		return nil, "events not read: " + evidence.NoValidEvent, false
 	}
 	pairs := rule.Plural(len(r.Pairs), "direction")
 	if lossy+refused == 0 {
-		summary = fmt.Sprintf("%d of %s read back equal in %s (%d with the reader's default)", equal+defaulted, rule.Plural(n, "generated event"), pairs, defaulted)
+		how := "equal"
+		switch {
+		case defaulted > 0 && equal == 0:
+			how = "(all with the reader's default)"
+		case defaulted > 0:
+			how = fmt.Sprintf("(%d equal, %d with the reader's default)", equal, defaulted)
+		}
+		summary = fmt.Sprintf("%d of %s read back %s in %s", equal+defaulted, rule.Plural(n, "generated event"), how, pairs)
 	} else {
 		summary = fmt.Sprintf("%s read in %s: %d equal, %d with the reader's default, %d with loss, %d refused", rule.Plural(n, "generated event"), pairs, equal, defaulted, lossy, refused)
 	}
 	if partial {
 		summary += fmt.Sprintf(" (cut short by the %v bound)", evidenceTimeout)
+	}
+	if nr := r.NotRead(); len(nr) > 0 {
+		summary += "; not read: " + strings.Join(nr, "; ")
 	}
 	return &r, summary, lossy+refused > 0
 }

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/charter-dev/charter/compat"
@@ -32,7 +33,9 @@ type EvidenceSummary struct {
 	Partial bool `json:"partial,omitempty"`
 	// NotRead says why no events were read (a schema pair the evidence
 	// engine does not support, such as a JSON Schema whose $refs leave
-	// the document); the counts are then zero.
+	// the document, or a writer the generator could make no valid event
+	// for); the counts are then zero. When only some pairs read no
+	// event, it names those pairs and the counts are the others'.
 	NotRead string `json:"notRead,omitempty"`
 }
 
@@ -79,8 +82,11 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 		sum.Partial = sum.Partial || r.Partial
 	}
 	if sum.Events == 0 && !sum.Partial {
-		return &EvidenceSummary{NotRead: "no event valid under the writer's schema could be generated"}, nil
+		return &EvidenceSummary{NotRead: evidence.NoValidEvent}, nil
 	}
+	// A pair without events proves nothing: said, with the pairs that
+	// read some still counted.
+	sum.NotRead = strings.Join(rep.NotRead(), "; ")
 	attach := func(fd *rule.Finding) {
 		if fd.Direction == "" {
 			return
@@ -88,6 +94,8 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 		cf := compat.Finding{Violation: compat.Violation{RuleID: fd.RuleID, Path: fd.Path}, Direction: compat.Direction(fd.Direction), Version: fd.Version}
 		res, ok := rep.Pair(cf.Direction, cf.Version)
 		if !ok || res.Events == 0 {
+			// No event of the pair was read (Result.NotRead): no
+			// evidence, rather than "none of 0 broke here".
 			return
 		}
 		ev := &rule.Evidence{Events: res.Events}

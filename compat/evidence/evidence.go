@@ -96,11 +96,25 @@ func (c Class) Breaking() bool { return c >= Lossy }
 // Options.Events is 0.
 const DefaultEvents = 100
 
+// MaxEvents is the most events Read generates per pair: beyond it the
+// time bound, not N, would decide how many are read (a gate refuses a
+// larger N; Read reads MaxEvents).
+const MaxEvents = 100_000
+
+// CheckEvents returns an error, in one line naming the flag, when n is
+// not a number of events a gate accepts (1 to MaxEvents).
+func CheckEvents(flag string, n int) error {
+	if n < 1 || n > MaxEvents {
+		return fmt.Errorf("invalid %s %d: want a number of events from 1 to %d", flag, n, MaxEvents)
+	}
+	return nil
+}
+
 // Options bound and seed the work of Read. The zero value generates
 // DefaultEvents events with seed 1.
 type Options struct {
 	// Events is the number of events to generate per pair; 0 means
-	// DefaultEvents.
+	// DefaultEvents, and more than MaxEvents means MaxEvents.
 	Events int
 	// Seed seeds the generator; equal seeds give equal events. 0 means 1.
 	Seed uint64
@@ -113,7 +127,7 @@ func (o Options) events() int {
 	if o.Events <= 0 {
 		return DefaultEvents
 	}
-	return o.Events
+	return min(o.Events, MaxEvents)
 }
 
 func (o Options) seed() uint64 {
@@ -168,7 +182,20 @@ type Result struct {
 	Outcomes []Outcome `json:"outcomes,omitempty"`
 	// Partial is true when the context ended before every event was read.
 	Partial bool `json:"partial,omitempty"`
+	// NotRead says why no event was read, "" when some were: the
+	// generator could make no event valid for the writer
+	// ([NoValidEvent]: a pattern it cannot satisfy, required objects
+	// nested deeper than it goes), or the time bound ran out first
+	// ([NoTimeLeft]). A pair without events proves nothing: never
+	// report it compatible.
+	NotRead string `json:"notRead,omitempty"`
 }
+
+// The reasons of Result.NotRead.
+const (
+	NoValidEvent = "no event valid for the writer could be generated"
+	NoTimeLeft   = "the time bound ran out before any event was read"
+)
 
 // Verdict is the worst class of any event; Equal for no events.
 func (r Result) Verdict() Class {
@@ -284,6 +311,17 @@ type outcomeKey struct {
 }
 
 func run(ctx context.Context, e engine, opts Options) Result {
+	res := generate(ctx, e, opts)
+	if res.Events == 0 {
+		res.NotRead = NoValidEvent
+		if res.Partial {
+			res.NotRead = NoTimeLeft
+		}
+	}
+	return res
+}
+
+func generate(ctx context.Context, e engine, opts Options) Result {
 	var res Result
 	n := opts.events()
 	seen := map[outcomeKey]int{}

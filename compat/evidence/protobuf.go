@@ -398,7 +398,15 @@ func (e *protoEngine) compare(wm, rm protoreflect.Message, path string, obs *obs
 			if wf.Message() != nil {
 				what = fmt.Sprintf("the reader merged %d messages into one", n)
 			}
-			obs.add(Lossy, fpath, "truncated", what, RuleProtoRepeatedToSingular)
+			// The rule is about strings, bytes and messages, which the
+			// rules accept repeated→singular; a numeric field (or bool,
+			// enum) is PROTO_FIELD_NUMERIC_LABEL_CHANGED's already.
+			id := ""
+			switch wf.Kind() {
+			case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
+				id = RuleProtoRepeatedToSingular
+			}
+			obs.add(Lossy, fpath, "truncated", what, id)
 			return true
 		}
 		if !rm.Has(rf) {

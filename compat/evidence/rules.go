@@ -202,11 +202,15 @@ func Check(ctx context.Context, level compat.Level, next compat.Schema, previous
 	return rep, nil
 }
 
-// Counterexample returns the outcome of rep that shows finding f: one of
-// the same pair at f's path (or the nearest enclosing or enclosed path),
-// else the pair's first breaking outcome. ok is false when the pair's
-// events showed nothing breaking (the rules saw a break no generated event
-// reached).
+// Counterexample returns the outcome of rep that shows finding f: an
+// outcome of f's pair (direction and version) at f's own path, or at a
+// path within it or enclosing it (see [Attributable]), the closest
+// first (the same evidence rule, then the same path, then the deepest
+// related one). ok is false when no outcome of the pair is there: the
+// rules saw a break that no generated event isolates (no event reached
+// it, or every event broke first elsewhere). It never lends a finding
+// the outcome of another field: charter diff, charter check, the
+// registry and the web UI all attribute through it.
 func (rep Report) Counterexample(f compat.Finding) (Outcome, bool) {
 	for _, p := range rep.Pairs {
 		if p.Direction != f.Direction || p.Version != f.Version {
@@ -216,16 +220,15 @@ func (rep Report) Counterexample(f compat.Finding) (Outcome, bool) {
 		bestScore := -1
 		for i := range p.Result.Outcomes {
 			o := &p.Result.Outcomes[i]
-			score := 0
+			if !Attributable(o.Path, f.Path) {
+				continue
+			}
+			score := 1
 			switch {
 			case o.RuleID != "" && o.RuleID == f.RuleID:
-				score = 4
-			case o.Path == f.Path:
 				score = 3
-			case strings.HasPrefix(o.Path, f.Path) || strings.HasPrefix(f.Path, o.Path):
+			case o.Path == f.Path:
 				score = 2
-			default:
-				score = 1
 			}
 			if score > bestScore {
 				best, bestScore = o, score
@@ -236,6 +239,157 @@ func (rep Report) Counterexample(f compat.Finding) (Outcome, bool) {
 		}
 	}
 	return Outcome{}, false
+}
+
+// NotIsolated is what a gate says of a breaking finding Counterexample
+// finds no outcome for.
+const NotIsolated = "no generated event isolates this finding"
+
+// Attributable reports whether an outcome at path o shows a finding at
+// path f: the same path, or one an ancestor of the other at a segment
+// boundary (".a" and ".a.b" or ".a[]", "#/properties/v" and
+// "#/properties/v/oneOf/0"; never ".a" and ".ab", nor two siblings).
+// A JSON Schema outcome inside a definition ("#/$defs/node/properties/v")
+// also shows a finding whose path ends with the part after the
+// definition ("#/properties/kids/items/properties/v"), as the rules
+// expand $refs where the validator names the definition.
+func Attributable(o, f string) bool {
+	if o == "" || f == "" {
+		return false
+	}
+	if within(o, f) || within(f, o) {
+		return true
+	}
+	for _, defs := range []string{"/$defs/", "/definitions/"} {
+		i := strings.LastIndex(o, defs)
+		if i < 0 {
+			continue
+		}
+		rest := o[i+len(defs):]
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			continue
+		}
+		tail := rest[j:] // "/properties/v"
+		if strings.HasSuffix(f, tail) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path p is anc or lies inside it.
+func within(p, anc string) bool {
+	if !strings.HasPrefix(p, anc) {
+		return false
+	}
+	if len(p) == len(anc) {
+		return true
+	}
+	switch anc[len(anc)-1] {
+	case '.', '/', '[', '{':
+		return true
+	}
+	switch p[len(anc)] {
+	case '.', '/', '[', '{':
+		return true
+	}
+	return false
+}
+
+// Unexplained returns, per pair, the breaking outcomes of rep that no
+// finding of fs (the rules' findings of the same check) nor any evidence
+// rule explains: a loss or refusal every rule accepts, shown as
+// information (its counterexample) rather than passed over in a count.
+func (rep Report) Unexplained(fs []compat.Finding) []Unexplained {
+	var out []Unexplained
+	for _, p := range rep.Pairs {
+		for _, o := range p.Result.Outcomes {
+			if o.RuleID != "" {
+				continue
+			}
+			explained := false
+			for _, f := range fs {
+				if f.Direction == p.Direction && f.Version == p.Version && Attributable(o.Path, f.Path) {
+					explained = true
+					break
+				}
+			}
+			if !explained {
+				out = append(out, Unexplained{Direction: p.Direction, Version: p.Version, Outcome: o})
+			}
+		}
+	}
+	return out
+}
+
+// Unexplained is a breaking outcome of one pair that no finding names.
+type Unexplained struct {
+	Direction compat.Direction `json:"direction"`
+	Version   int              `json:"version"`
+	Outcome   Outcome          `json:"outcome"`
+}
+
+// Line is the outcome in one line, as a gate shows it.
+func (u Unexplained) Line() string {
+	what := map[Class]string{Lossy: "loses data", Refused: "is refused"}[u.Outcome.Class]
+	s := fmt.Sprintf("evidence %s: no rule names this: %s %s at %s: %s", u.Direction, compact(u.Outcome.Event), what, u.Outcome.Path, u.Outcome.Reader)
+	if len(u.Outcome.Read) > 0 {
+		s += fmt.Sprintf("; it reads %s", compact(u.Outcome.Read))
+	}
+	return s
+}
+
+// Summary is one pair's counts in one line, true to each class:
+//
+//	100 events: 100 read back equal
+//	100 events: 100 read back (40 equal, 60 with the reader's default)
+//	100 events: 34 read back (34 equal), 66 with loss
+//	not read: no event valid for the writer could be generated
+//
+// A pair without events is never called compatible.
+func (r Result) Summary() string {
+	if r.NotRead != "" {
+		return "not read: " + r.NotRead
+	}
+	var b strings.Builder
+	b.WriteString(plural(r.Events, "event") + ": ")
+	back := r.Equal + r.Defaulted
+	switch {
+	case r.Defaulted == 0:
+		fmt.Fprintf(&b, "%d read back equal", back)
+	case r.Equal == 0:
+		fmt.Fprintf(&b, "%d read back (all with the reader's default)", back)
+	default:
+		fmt.Fprintf(&b, "%d read back (%d equal, %d with the reader's default)", back, r.Equal, r.Defaulted)
+	}
+	if r.Lossy > 0 {
+		fmt.Fprintf(&b, ", %d with loss", r.Lossy)
+	}
+	if r.Refused > 0 {
+		fmt.Fprintf(&b, ", %d refused", r.Refused)
+	}
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// NotRead returns, for each pair of rep that read no event, why
+// ("FORWARD against version 3: no event valid for the writer could be
+// generated"), in the pairs' order; nil when every pair read events.
+func (rep Report) NotRead() []string {
+	var out []string
+	for _, p := range rep.Pairs {
+		if p.Result.NotRead != "" {
+			out = append(out, fmt.Sprintf("%s against version %d: %s", p.Direction, p.Version, p.Result.NotRead))
+		}
+	}
+	return out
 }
 
 // Pair returns the evidence of the pair of direction dir against version,

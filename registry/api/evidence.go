@@ -108,6 +108,11 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 				}
 				continue
 			}
+			if p.Result.NotRead != "" {
+				// No event valid for the writer: said, never an
+				// "events: 0" read as compatible.
+				notRead = append(notRead, fmt.Sprintf("version %d %s: %s", n, p.Direction, p.Result.NotRead))
+			}
 			out.Pairs = append(out.Pairs, p)
 		}
 		out.Findings = append(out.Findings, rep.Findings...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/action/project"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -27,7 +28,7 @@ func evidenceText(f rule.Finding) string {
 		return ""
 	}
 	if len(e.Event) == 0 {
-		return fmt.Sprintf("evidence: none of %s broke here", rule.Plural(e.Events, "generated event"))
+		return fmt.Sprintf("evidence: %s (%s read)", evidence.NotIsolated, rule.Plural(e.Events, "generated event"))
 	}
 	ev := eventText(e.Event)
 	if strings.Contains(f.Message, ev) {
@@ -57,7 +58,7 @@ func eventText(raw json.RawMessage) string {
 // evidenceLines summarise the evidence of each subject that has some, in
 // the subjects' order:
 //
-//	evidence for orders-value: 100 of 100 generated events read back equal over 1 pair (0 with the reader's default)
+//	evidence for orders-value: 100 of 100 generated events read back equal over 1 pair
 //	evidence for users-value: 200 generated events over 2 pairs: 150 equal, 0 with the reader's default, 0 with loss, 50 refused
 func evidenceLines(r *project.Result) []string {
 	var out []string
@@ -70,18 +71,33 @@ func evidenceLines(r *project.Result) []string {
 }
 
 func evidenceSummary(e project.EvidenceSummary) string {
-	if e.NotRead != "" {
+	if e.NotRead != "" && e.Events == 0 {
 		return "not read: " + e.NotRead
 	}
 	pairs := rule.Plural(e.Pairs, "pair")
 	var line string
 	if !e.Breaking() {
-		line = fmt.Sprintf("%d of %s read back equal over %s (%d with the reader's default)", e.Equal+e.Defaulted, rule.Plural(e.Events, "generated event"), pairs, e.Defaulted)
+		line = fmt.Sprintf("%d of %s read back %s over %s", e.Equal+e.Defaulted, rule.Plural(e.Events, "generated event"), readBack(e.Equal, e.Defaulted), pairs)
 	} else {
 		line = fmt.Sprintf("%s over %s: %d equal, %d with the reader's default, %d with loss, %d refused", rule.Plural(e.Events, "generated event"), pairs, e.Equal, e.Defaulted, e.Lossy, e.Refused)
 	}
 	if e.Partial {
 		line += " (cut short by the time bound)"
 	}
+	if e.NotRead != "" {
+		line += "; not read: " + e.NotRead
+	}
 	return line
+}
+
+// readBack says how the events read back were read: "equal", "(all with
+// the reader's default)" or "(40 equal, 60 with the reader's default)".
+func readBack(equal, defaulted int) string {
+	switch {
+	case defaulted == 0:
+		return "equal"
+	case equal == 0:
+		return "(all with the reader's default)"
+	}
+	return fmt.Sprintf("(%d equal, %d with the reader's default)", equal, defaulted)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/progress"
 	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/compat/evidence"
 	"github.com/charter-dev/charter/compat/rule"
 )
 
@@ -173,8 +174,10 @@ func run(cmd *cobra.Command, o options) error {
 	if err != nil {
 		return err
 	}
-	if o.evidence < 0 {
-		return fmt.Errorf("invalid --evidence %d: want a positive number of events", o.evidence)
+	if cmd.Flags().Changed("evidence") {
+		if err := evidence.CheckEvents("--evidence", o.evidence); err != nil {
+			return err
+		}
 	}
 	p, err := loadProject(o.config, o.dir)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,6 +75,11 @@ were read back equal. It needs each side to parse alone (no references).`,
 			if err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("evidence") {
+				if err := evidence.CheckEvents("--evidence", events); err != nil {
+					return err
+				}
+			}
 			lvl, err := compat.ParseLevel(level)
 			if err != nil {
 				return fmt.Errorf("--level: %w", err)
@@ -114,7 +120,7 @@ were read back equal. It needs each side to parse alone (no references).`,
 				return err
 			}
 			var summary []string
-			if events > 0 {
+			if cmd.Flags().Changed("evidence") {
 				summary = addEvidence(cmd.Context(), src, prev, next, t, lvl, events, res)
 			}
 			version, _ := buildinfo.Get()
@@ -157,6 +163,10 @@ were read back equal. It needs each side to parse alone (no references).`,
 	return cmd
 }
 
+// maxUnexplained bounds the breaking outcomes no finding names shown per
+// direction.
+const maxUnexplained = 3
+
 // evidenceTimeout bounds the evidence of one diff.
 const evidenceTimeout = 20 * time.Second
 
@@ -180,16 +190,20 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 	if len(res.Subjects) > 0 {
 		subject = res.Subjects[0].Subject
 	}
-	broken := map[compat.Direction]int{}
+	var rules []compat.Finding
 	for i, f := range res.Findings {
 		if f.Severity != rule.Error || f.Direction == "" {
 			continue
 		}
 		cf := compat.Finding{Violation: compat.Violation{RuleID: f.RuleID, Path: f.Path}, Direction: compat.Direction(f.Direction), Version: f.Version}
-		broken[cf.Direction]++
+		rules = append(rules, cf)
+		if pr, ok := rep.Pair(cf.Direction, cf.Version); ok && pr.NotRead != "" {
+			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: not read: "+pr.NotRead)
+			continue
+		}
 		o, ok := rep.Counterexample(cf)
 		if !ok {
-			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: no generated event broke here")
+			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: "+evidence.NotIsolated)
 			continue
 		}
 		res.Findings[i].Hint = joinHint(res.Findings[i].Hint, fmt.Sprintf("counterexample: %s is %s at %s: %s", o.Event, o.Class, o.Path, o.Reader))
@@ -203,14 +217,32 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 	for _, p := range rep.Pairs {
 		r := p.Result
 		what := map[compat.Direction]string{compat.DirBackward: "NEXT reading PREVIOUS's events", compat.DirForward: "PREVIOUS reading NEXT's events"}[p.Direction]
-		line := fmt.Sprintf("evidence %s (%s): %s: %d equal, %d with a default, %d with loss, %d refused", p.Direction, what, rule.Plural(r.Events, "event"), r.Equal, r.Defaulted, r.Lossy, r.Refused)
-		if broken[p.Direction] == 0 && !r.Verdict().Breaking() {
-			line += fmt.Sprintf("; compatible: %d of %s read back equal", r.Equal+r.Defaulted, rule.Plural(r.Events, "generated event"))
+		line := fmt.Sprintf("evidence %s (%s): %s", p.Direction, what, r.Summary())
+		if r.NotRead == "" && !r.Verdict().Breaking() && !slices.ContainsFunc(rules, func(f compat.Finding) bool { return f.Direction == p.Direction }) {
+			line += "; compatible"
 		}
 		if r.Partial {
 			line += " (cut short by the time bound)"
 		}
 		out = append(out, line)
+	}
+	// Breaking outcomes no finding names: shown (a few per direction),
+	// never passed over in a count.
+	shown := map[compat.Direction]int{}
+	more := map[compat.Direction]int{}
+	for _, u := range rep.Unexplained(rules) {
+		if shown[u.Direction] >= maxUnexplained {
+			more[u.Direction]++
+			continue
+		}
+		shown[u.Direction]++
+		out = append(out, u.Line())
+	}
+	for _, p := range rep.Pairs {
+		if n := more[p.Direction]; n > 0 {
+			out = append(out, fmt.Sprintf("evidence %s: and %s no rule names", p.Direction, rule.Plural(n, "more outcome")))
+			more[p.Direction] = 0
+		}
 	}
 	return out
 }

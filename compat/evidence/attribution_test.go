@@ -1,0 +1,159 @@
+package evidence_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/evidence"
+	"github.com/charter-dev/charter/compat/formats"
+)
+
+// TestCounterexampleAttribution reads each pair of testdata/attribution
+// (old.EXT, new.EXT) at FULL and checks which outcome Report.Counterexample
+// attaches to every finding, the rules' and the evidence rules': an
+// outcome at the finding's path (or within it, or enclosing it), or none
+// ("no generated event isolates this finding"), never one at another
+// field. want.txt lists one line per finding, "RULE DIRECTION PATH ->
+// OUTCOME_PATH|none"; with -update it is rewritten.
+func TestCounterexampleAttribution(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "attribution", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			olds, _ := filepath.Glob(filepath.Join(dir, "old.*"))
+			if len(olds) != 1 {
+				t.Fatalf("want one old.EXT in %s", dir)
+			}
+			ext := filepath.Ext(olds[0])
+			typ := formats.OfFile(olds[0])
+			oldText, err := os.ReadFile(olds[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			newText, err := os.ReadFile(filepath.Join(dir, "new"+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev := mustParse(t, typ, string(oldText))
+			next := mustParse(t, typ, string(newText))
+			e, _ := formats.ByType(typ)
+			against := []compat.Previous{{Version: 1, Schema: prev}}
+			ver := compat.Check(e.Format, compat.Full, next, against)
+			rep, err := evidence.Check(context.Background(), compat.Full, next, against, evidence.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range append(append([]compat.Finding(nil), ver.Findings...), rep.Findings...) {
+				at := "none"
+				if o, ok := rep.Counterexample(f); ok {
+					at = o.Path
+					if !evidence.Attributable(o.Path, f.Path) {
+						t.Errorf("%s %s %s: counterexample at another path %s", f.RuleID, f.Direction, f.Path, o.Path)
+					}
+				}
+				got = append(got, fmt.Sprintf("%s %s %s -> %s", f.RuleID, f.Direction, f.Path, at))
+			}
+			sort.Strings(got)
+			wantFile := filepath.Join(dir, "want.txt")
+			if *update {
+				if err := os.WriteFile(wantFile, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			b, err := os.ReadFile(wantFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, l := range strings.Split(string(b), "\n") {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+					want = append(want, l)
+				}
+			}
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("attribution:\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestAttributable(t *testing.T) {
+	for _, c := range []struct {
+		o, f string
+		want bool
+	}{
+		{".weight", ".weight", true},
+		{".a.b", ".a", true},
+		{".a", ".a.b", true},
+		{".a[]", ".a", true},
+		{".", ".carrier", true},
+		{".ab", ".a", false},
+		{".weight", ".carrier", false},
+		{".Account.count", ".Account.nums", false},
+		{".Order.tags", ".Order.items", false},
+		{"#/properties/v/oneOf/0", "#/properties/v", true},
+		{"#/properties/vv", "#/properties/v", false},
+		{"#/$defs/node/properties/v", "#/properties/kids/items/properties/v", true},
+		{"#/$defs/node/properties/w", "#/properties/kids/items/properties/v", false},
+		{"", ".a", false},
+	} {
+		if got := evidence.Attributable(c.o, c.f); got != c.want {
+			t.Errorf("Attributable(%q, %q) = %v, want %v", c.o, c.f, got, c.want)
+		}
+	}
+}
+
+// TestNotRead: a writer the generator can make no valid event for reads
+// no event, and the result says why (never a compatible 0 of 0).
+func TestNotRead(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		typ    compat.SchemaType
+		writer string
+	}{
+		{"lookahead pattern", compat.JSON, `{"type":"object","properties":{"code":{"type":"string","pattern":"^(?!x)[a-z]{3}$"}},"required":["code"]}`},
+		{"required nested 30 deep", compat.JSON, strings.Repeat(`{"type":"object","required":["c"],"properties":{"c":`, 30) + `{"type":"integer"}` + strings.Repeat(`}}`, 30)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := read(t, c.typ, c.writer, c.writer, evidence.Options{Events: 10})
+			if res.Events != 0 || res.NotRead != evidence.NoValidEvent || res.Summary() != "not read: "+evidence.NoValidEvent {
+				t.Errorf("%+v: %s", res, res.Summary())
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := evidence.Read(ctx, mustParse(t, compat.Avro, shipment), mustParse(t, compat.Avro, shipment), evidence.Options{})
+	if err != nil || res.NotRead != evidence.NoTimeLeft {
+		t.Errorf("cancelled: %+v %v", res, err)
+	}
+}
+
+func TestResultSummary(t *testing.T) {
+	for _, c := range []struct {
+		r    evidence.Result
+		want string
+	}{
+		{evidence.Result{Events: 1, Equal: 1}, "1 event: 1 read back equal"},
+		{evidence.Result{Events: 100, Defaulted: 100}, "100 events: 100 read back (all with the reader's default)"},
+		{evidence.Result{Events: 100, Equal: 40, Defaulted: 60}, "100 events: 100 read back (40 equal, 60 with the reader's default)"},
+		{evidence.Result{Events: 100, Equal: 34, Lossy: 66}, "100 events: 34 read back equal, 66 with loss"},
+		{evidence.Result{Events: 10, Equal: 2, Defaulted: 3, Lossy: 1, Refused: 4}, "10 events: 5 read back (2 equal, 3 with the reader's default), 1 with loss, 4 refused"},
+		{evidence.Result{NotRead: evidence.NoValidEvent}, "not read: " + evidence.NoValidEvent},
+	} {
+		if got := c.r.Summary(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
+		}
+	}
+}
