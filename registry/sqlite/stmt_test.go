@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/charter-dev/charter/registry"
 )
@@ -50,6 +51,55 @@ func TestPreparedStatements(t *testing.T) {
 		c.mu.Unlock()
 		if st == nil {
 			t.Errorf("the %s database has no prepared statement for SchemaByID", name)
+		}
+	}
+}
+
+// TestPreparedStatementsConcurrentViews: views that note new queries
+// while every connection of the read pool is busy finish (preparing
+// once held the cache's lock while it waited for a connection, and the
+// views holding them waited for that lock).
+func TestPreparedStatementsConcurrentViews(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "charter.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done := make(chan error, 32)
+	for g := range 32 {
+		go func() {
+			var err error
+			for i := range 20 {
+				err = s.View(ctx, func(tx registry.Tx) error {
+					if _, err := tx.SchemaByID(ctx, int64(g*100+i)); !errors.Is(err, registry.ErrNotFound) {
+						return err
+					}
+					if _, err := tx.Versions(ctx, registry.VersionQuery{Subject: "s", IncludeDeleted: i%2 == 0}); err != nil {
+						return err
+					}
+					_, err := tx.Config(ctx, "s")
+					if errors.Is(err, registry.ErrNotFound) {
+						err = nil
+					}
+					return err
+				})
+				if err != nil {
+					break
+				}
+			}
+			done <- err
+		}()
+	}
+	timeout := time.After(60 * time.Second)
+	for range 32 {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-timeout:
+			t.Fatal("views still running after 60 s: deadlocked")
 		}
 	}
 }
