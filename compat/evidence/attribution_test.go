@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/evidence"
@@ -155,5 +156,61 @@ func TestResultSummary(t *testing.T) {
 		if got := c.r.Summary(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.r, got, c.want)
 		}
+	}
+}
+
+// TestCheckSharesTheTimeBound: with a huge N under a deadline, every
+// pair a level compares gets events (each an equal share of the time
+// left), none is called compatible on zero events, and the bound is
+// kept even where hamba's resolution of a large enum costs the square of
+// its symbols (it is abandoned when the bound ends).
+func TestCheckSharesTheTimeBound(t *testing.T) {
+	big := func(n int) string {
+		syms := make([]string, n)
+		for i := range syms {
+			syms[i] = fmt.Sprintf("%q", fmt.Sprintf("S%d", i))
+		}
+		return `{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":[` + strings.Join(syms, ",") + `]}}]}`
+	}
+	for _, c := range []struct {
+		name      string
+		prev, cur string
+		events    int
+		bound     time.Duration
+		// most is the longest Check may take.
+		most time.Duration
+	}{
+		{"huge N", shipment, strings.Replace(shipment, `"symbols":["DHL","UPS","FEDEX"]`, `"symbols":["DHL","UPS"]`, 1), evidence.MaxEvents, 400 * time.Millisecond, 2 * time.Second},
+		{"enum of 30000 symbols loses one", big(30000), big(29999), 100, 500 * time.Millisecond, 3 * time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			prev, next := mustParse(t, compat.Avro, c.prev), mustParse(t, compat.Avro, c.cur)
+			ctx, cancel := context.WithTimeout(context.Background(), c.bound)
+			defer cancel()
+			start := time.Now()
+			rep, err := evidence.Check(ctx, compat.Full, next, []compat.Previous{{Version: 1, Schema: prev}}, evidence.Options{Events: c.events})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took > c.most {
+				t.Errorf("took %v under a bound of %v", took, c.bound)
+			}
+			if len(rep.Pairs) != 2 {
+				t.Fatalf("pairs %+v", rep.Pairs)
+			}
+			for _, p := range rep.Pairs {
+				r := p.Result
+				if r.Events == 0 && r.NotRead == "" {
+					t.Errorf("%s: 0 events without NotRead: %+v", p.Direction, r)
+				}
+				if c.events == evidence.MaxEvents && r.Events == 0 {
+					t.Errorf("%s got no event: the time was not shared", p.Direction)
+				}
+				if r.Events < c.events && !r.Partial {
+					t.Errorf("%s: %d of %d events, not marked partial", p.Direction, r.Events, c.events)
+				}
+			}
+		})
 	}
 }

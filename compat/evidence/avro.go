@@ -2,7 +2,9 @@ package evidence
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -30,6 +32,9 @@ import (
 // so an event that only uses what the reader reads is read, and one that
 // uses a missing branch or symbol is refused with hamba's error.
 type avroEngine struct {
+	// ctx bounds hamba's resolutions, which do not look at it (see
+	// resolveCtx).
+	ctx            context.Context
 	reader, writer *avro.Schema
 	full           hamba.Schema // resolution of the whole pair, nil when hamba refuses it
 	fullErr        error
@@ -107,8 +112,8 @@ type prunedPair struct {
 	compat *hamba.SchemaCompatibility
 }
 
-func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
-	e := &avroEngine{reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{},
+func newAvroEngine(ctx context.Context, r, w *avro.Schema) (*avroEngine, error) {
+	e := &avroEngine{ctx: ctx, reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{},
 		unrolledCache: map[string]*prunedPair{}}
 	e.readerDefaults = map[string]bool{}
 	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
@@ -123,7 +128,13 @@ func newAvroEngine(r, w *avro.Schema) (*avroEngine, error) {
 		}
 		return e, nil
 	}
-	e.full, e.fullErr = hamba.NewSchemaCompatibility().Resolve(r.Hamba(), w.Hamba())
+	if e.enumLacksSymbol() {
+		// The whole pair cannot resolve: skip hamba's attempt, which
+		// costs the square of the enum's symbols, and prune per event.
+		e.fullErr = errEnumLacksSymbol
+		return e, nil
+	}
+	e.full, e.fullErr = resolveCtx(ctx, hamba.NewSchemaCompatibility(), r.Hamba(), w.Hamba())
 	if e.fullErr == nil {
 		e.fullAPI = avro.FreshAPI()
 	}
@@ -217,6 +228,9 @@ func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
 		}
 		wschema, wapi = p.writer, p.api
 		resolved, rapi, rerr, compat = p.resolved, p.rapi, p.err, p.compat
+	}
+	if errors.Is(rerr, errAbandoned) {
+		return nil, false // the time bound ended: run marks the result partial
 	}
 	data, err := wapi.Marshal(wschema, wv)
 	if err != nil {
@@ -646,9 +660,60 @@ func (e *avroEngine) prune(g *avroGen, unions bool) *prunedPair {
 	}
 	pp.writer, pp.api = ws, avro.FreshAPI()
 	pp.compat = hamba.NewSchemaCompatibility()
-	pp.resolved, pp.err = pp.compat.Resolve(e.reader.Hamba(), ws)
+	pp.resolved, pp.err = resolveCtx(e.ctx, pp.compat, e.reader.Hamba(), ws)
 	pp.rapi = avro.FreshAPI()
 	return pp
+}
+
+var errEnumLacksSymbol = errors.New("evidence: a reader enum without default lacks a writer symbol")
+
+// enumLacksSymbol reports, in time linear in the symbols, whether an enum
+// of the writer has a symbol that the reader's enum of that name lacks
+// and has no default for: the whole pair then does not resolve.
+func (e *avroEngine) enumLacksSymbol() bool {
+	for _, en := range e.enumList {
+		known, ok := e.readerSymbols[en.Name()]
+		if !ok || e.readerDefaults[en.Name()] {
+			continue
+		}
+		for _, sym := range en.Symbols() {
+			if !known[sym] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errAbandoned is a resolution the context ended before it finished.
+var errAbandoned = errors.New("evidence: the time bound ended a schema resolution")
+
+// resolveCtx is c.Resolve(r, w) bounded by ctx: hamba's resolution does
+// not take a context, so it runs aside and is abandoned (errAbandoned)
+// when ctx ends first; its goroutine then finishes on its own and its
+// result is dropped.
+func resolveCtx(ctx context.Context, c *hamba.SchemaCompatibility, r, w hamba.Schema) (hamba.Schema, error) {
+	if ctx == nil || ctx.Done() == nil {
+		return c.Resolve(r, w)
+	}
+	if ctx.Err() != nil {
+		return nil, errAbandoned
+	}
+	type result struct {
+		s   hamba.Schema
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		s, err := c.Resolve(r, w)
+		done <- result{s, err}
+	}()
+	select {
+	case res := <-done:
+		return res.s, res.err
+	case <-ctx.Done():
+		return nil, errAbandoned
+	}
 }
 
 // pruneKey names the restriction prune makes for g's event: per enum of

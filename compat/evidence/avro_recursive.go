@@ -59,7 +59,7 @@ func (e *avroEngine) unrolled(g *avroGen, v any) (*prunedPair, any, error) {
 		return nil, nil, err
 	}
 	pp := &prunedPair{writer: ws, api: avro.FreshAPI(), rapi: avro.FreshAPI(), compat: hamba.NewSchemaCompatibility()}
-	pp.resolved, pp.err = pp.compat.Resolve(e.reader.Hamba(), ws)
+	pp.resolved, pp.err = resolveCtx(e.ctx, pp.compat, e.reader.Hamba(), ws)
 	e.unrolledCache[string(raw)] = pp
 	return pp, vals[0], nil
 }

@@ -97,7 +97,7 @@ func BenchmarkEvidenceAvro50Fields(b *testing.B) {
 // resolution of the reader against the writer.
 func BenchmarkBaselineAvro50Fields(b *testing.B) {
 	r, w := avroPair(b)
-	e, _ := newAvroEngine(r, w)
+	e, _ := newAvroEngine(context.Background(), r, w)
 	var data [][]byte
 	for i := range benchEvents {
 		g := &avroGen{ch: newChooser(1, i), unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}

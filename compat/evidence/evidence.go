@@ -242,7 +242,7 @@ func Read(ctx context.Context, reader, writer compat.Schema, opts Options) (Resu
 		if !ok {
 			return Result{}, fmt.Errorf("%w: %s writer, %s reader", ErrUnsupported, writer.Type(), reader.Type())
 		}
-		e, err = newAvroEngine(r, w)
+		e, err = newAvroEngine(ctx, r, w)
 	case *protobuf.Schema:
 		r, ok := reader.(*protobuf.Schema)
 		if !ok {
@@ -369,6 +369,11 @@ func generate(ctx context.Context, e engine, opts Options) Result {
 			}
 			res.Outcomes = append(res.Outcomes, o)
 		}
+	}
+	if res.Events < n && ctx.Err() != nil {
+		// The last events failed because the time bound ended work
+		// inside them (an abandoned resolution).
+		res.Partial = true
 	}
 	return res
 }

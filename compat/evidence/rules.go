@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/protobuf"
@@ -164,7 +165,8 @@ type Report struct {
 // (the same directions and versions, newest first) and returns their
 // evidence and the evidence rules' findings. It is the one entry point
 // for a gate: charter diff --evidence, charter check --evidence and the
-// registry's compatibility call with evidence=true. ctx bounds the time;
+// registry's compatibility call with evidence=true. ctx bounds the time,
+// shared fairly: each pair gets the time left divided by the pairs left;
 // a pair cut short has Partial set.
 func Check(ctx context.Context, level compat.Level, next compat.Schema, previous []compat.Previous, opts Options) (Report, error) {
 	var rep Report
@@ -175,28 +177,37 @@ func Check(ctx context.Context, level compat.Level, next compat.Schema, previous
 	if !level.Transitive() {
 		against = previous[len(previous)-1:]
 	}
-	do := func(dir compat.Direction, version int, reader, writer compat.Schema) error {
-		res, err := Read(ctx, reader, writer, opts)
-		if err != nil {
-			return err
-		}
-		rep.Pairs = append(rep.Pairs, Pair{Direction: dir, Version: version, Result: res})
-		for _, v := range Violations(res) {
-			rep.Findings = append(rep.Findings, compat.Finding{Violation: v, Direction: dir, Version: version})
-		}
-		return nil
+	type pair struct {
+		dir            compat.Direction
+		version        int
+		reader, writer compat.Schema
 	}
+	var pairs []pair
 	for i := len(against) - 1; i >= 0; i-- {
 		p := against[i]
 		if level.Backward() {
-			if err := do(compat.DirBackward, p.Version, next, p.Schema); err != nil {
-				return rep, err
-			}
+			pairs = append(pairs, pair{compat.DirBackward, p.Version, next, p.Schema})
 		}
 		if level.Forward() {
-			if err := do(compat.DirForward, p.Version, p.Schema, next); err != nil {
-				return rep, err
-			}
+			pairs = append(pairs, pair{compat.DirForward, p.Version, p.Schema, next})
+		}
+	}
+	for k, p := range pairs {
+		// Each pair gets an equal share of the time left, so that one
+		// slow pair (a huge N, a huge enum) cannot leave the next
+		// with nothing; a pair done early leaves its time to the rest.
+		pctx, cancel := ctx, context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok {
+			pctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(pairs)-k))
+		}
+		res, err := Read(pctx, p.reader, p.writer, opts)
+		cancel()
+		if err != nil {
+			return rep, err
+		}
+		rep.Pairs = append(rep.Pairs, Pair{Direction: p.dir, Version: p.version, Result: res})
+		for _, v := range Violations(res) {
+			rep.Findings = append(rep.Findings, compat.Finding{Violation: v, Direction: p.dir, Version: p.version})
 		}
 	}
 	return rep, nil

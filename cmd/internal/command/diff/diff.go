@@ -221,7 +221,7 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 		if r.NotRead == "" && !r.Verdict().Breaking() && !slices.ContainsFunc(rules, func(f compat.Finding) bool { return f.Direction == p.Direction }) {
 			line += "; compatible"
 		}
-		if r.Partial {
+		if r.Partial && r.NotRead == "" {
 			line += " (cut short by the time bound)"
 		}
 		out = append(out, line)
