@@ -115,11 +115,17 @@ var rules = []rule.Rule{
 }
 
 // Violations returns a violation per outcome of res that proves an
-// evidence rule, with the counterexample in the message.
+// evidence rule, with the counterexample in the message: one per rule
+// and place, so that outcomes of one change at nested paths (an added
+// contains refuses an empty array at the array and an item at its
+// contains) give one finding, the first seen.
 func Violations(res Result) []compat.Violation {
 	var out []compat.Violation
 	for _, o := range res.Outcomes {
 		if o.RuleID == "" {
+			continue
+		}
+		if slices.ContainsFunc(out, func(v compat.Violation) bool { return v.RuleID == o.RuleID && Attributable(o.Path, v.Path) }) {
 			continue
 		}
 		out = append(out, compat.Violation{RuleID: o.RuleID, Path: o.Path, Message: o.message()})
