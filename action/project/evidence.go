@@ -87,29 +87,34 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 	// A pair without events proves nothing: said, with the pairs that
 	// read some still counted.
 	sum.NotRead = strings.Join(rep.NotRead(), "; ")
-	attach := func(fd *rule.Finding) {
-		if fd.Direction == "" {
-			return
-		}
-		cf := compat.Finding{Violation: compat.Violation{RuleID: fd.RuleID, Path: fd.Path}, Direction: compat.Direction(fd.Direction), Version: fd.Version}
-		res, ok := rep.Pair(cf.Direction, cf.Version)
-		if !ok || res.Events == 0 {
-			// No event of the pair was read (Result.NotRead): no
-			// evidence, rather than "none of 0 broke here".
-			return
-		}
-		ev := &rule.Evidence{Events: res.Events}
-		if o, ok := rep.Counterexample(cf); ok {
-			ev.Event, ev.Class, ev.Path, ev.Reader, ev.Read = o.Event, o.Class.String(), o.Path, o.Reader, o.Read
-		}
-		fd.Evidence = ev
-	}
 	for i := range fs {
-		attach(&fs[i])
+		AttachEvidence(rep, &fs[i])
 	}
 	more := evidence.RuleFindings(s.Name, rep)
 	for i := range more {
-		attach(&more[i])
+		AttachEvidence(rep, &more[i])
 	}
 	return sum, more
+}
+
+// AttachEvidence sets fd.Evidence from rep for a compatibility finding
+// (one with a direction): the counterexample Report.Counterexample
+// attributes to it (an event that breaks at its own path, never at
+// another field's), or only the count of the pair's events when none
+// isolates it. A finding whose pair read no event (Result.NotRead) gets
+// none. charter check and charter diff both attach through it.
+func AttachEvidence(rep evidence.Report, fd *rule.Finding) {
+	if fd.Direction == "" {
+		return
+	}
+	cf := compat.Finding{Violation: compat.Violation{RuleID: fd.RuleID, Path: fd.Path}, Direction: compat.Direction(fd.Direction), Version: fd.Version}
+	res, ok := rep.Pair(cf.Direction, cf.Version)
+	if !ok || res.Events == 0 {
+		return
+	}
+	ev := &rule.Evidence{Events: res.Events}
+	if o, ok := rep.Counterexample(cf); ok {
+		ev.Event, ev.Class, ev.Path, ev.Reader, ev.Read = o.Event, o.Class.String(), o.Path, o.Reader, o.Read
+	}
+	fd.Evidence = ev
 }

@@ -192,24 +192,24 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 	}
 	var rules []compat.Finding
 	for i, f := range res.Findings {
-		if f.Severity != rule.Error || f.Direction == "" {
+		if f.Direction == "" {
 			continue
 		}
 		cf := compat.Finding{Violation: compat.Violation{RuleID: f.RuleID, Path: f.Path}, Direction: compat.Direction(f.Direction), Version: f.Version}
-		rules = append(rules, cf)
+		if f.Severity == rule.Error {
+			rules = append(rules, cf)
+		}
 		if pr, ok := rep.Pair(cf.Direction, cf.Version); ok && pr.NotRead != "" {
 			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: not read: "+pr.NotRead)
 			continue
 		}
-		o, ok := rep.Counterexample(cf)
-		if !ok {
-			res.Findings[i].Hint = joinHint(res.Findings[i].Hint, "evidence: "+evidence.NotIsolated)
-			continue
-		}
-		res.Findings[i].Hint = joinHint(res.Findings[i].Hint, fmt.Sprintf("counterexample: %s is %s at %s: %s", o.Event, o.Class, o.Path, o.Reader))
+		// The same attribution and the same structured evidence as
+		// charter check's (text, json, sarif …).
+		project.AttachEvidence(rep, &res.Findings[i])
 	}
 	for _, f := range evidence.RuleFindings(subject, rep) {
 		f.File = res.Subjects[0].File
+		project.AttachEvidence(rep, &f)
 		res.Findings = append(res.Findings, f)
 		res.Subjects[0].Warnings++
 	}

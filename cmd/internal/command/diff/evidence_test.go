@@ -33,7 +33,7 @@ func TestDiffEvidence(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	for _, want := range []string{
-		`counterexample: {"carrier":"FEDEX","id":""} is refused at .carrier`,
+		`counterexample: {"carrier":"FEDEX","id":""} is refused at .carrier`, // its own line, as in charter check
 		"evidence BACKWARD (NEXT reading PREVIOUS's events): 100 events: ",
 		"evidence FORWARD (PREVIOUS reading NEXT's events): 100 events: 100 read back equal; compatible",
 	} {
@@ -45,16 +45,31 @@ func TestDiffEvidence(t *testing.T) {
 	if code != cli.ExitViolations {
 		t.Fatalf("json: exit %d\n%s", code, errs)
 	}
+	// The counterexample is structured, as charter check's
+	// (rule.Finding.Evidence).
 	var doc struct {
 		Findings []struct {
-			RuleID, Hint string
+			RuleID   string
+			Evidence *struct {
+				Events int
+				Event  json.RawMessage
+				Class  string
+				Path   string
+			}
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
 	}
-	if len(doc.Findings) != 1 || !strings.Contains(doc.Findings[0].Hint, `"carrier":"FEDEX"`) {
-		t.Errorf("findings %+v", doc.Findings)
+	if len(doc.Findings) != 1 || doc.Findings[0].Evidence == nil {
+		t.Fatalf("findings %+v\n%s", doc.Findings, out)
+	}
+	if e := doc.Findings[0].Evidence; e.Events != 10 || e.Class != "refused" || e.Path != ".carrier" || !strings.Contains(string(e.Event), `"FEDEX"`) {
+		t.Errorf("evidence %+v", e)
+	}
+	code, out, errs = run("diff", "--evidence=10", "--format", "sarif", "--level", "BACKWARD", old, cur)
+	if code != cli.ExitViolations || !strings.Contains(out, `"evidence"`) || !strings.Contains(out, `FEDEX`) {
+		t.Errorf("sarif: exit %d, no evidence property:\n%s\n%s", code, out, errs)
 	}
 	if !strings.Contains(errs, "evidence BACKWARD (NEXT reading PREVIOUS's events): 10 events") {
 		t.Errorf("stderr: %s", errs)
