@@ -324,6 +324,11 @@ type registration struct {
 	// the Observers.
 	out     SubjectSchema
 	verdict *Verdict
+	// readOnly is the 42205 of a READONLY or READONLY_OVERRIDE mode,
+	// kept by checkMode and returned by run unless the subject already
+	// holds the schema (Confluent's registerOrForward answers the
+	// existing ID before register's checkRegisterMode).
+	readOnly error
 }
 
 // newRegistration validates what needs no store: a request with a schema
@@ -349,12 +354,17 @@ func (s *Service) newRegistration(subject string, req RegisterRequest) (*registr
 // run registers in tx and returns the parsed schema when it created a
 // new schema ID.
 func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
-	r.out, r.verdict, r.copy, r.forgot = SubjectSchema{}, nil, false, nil
+	r.out, r.verdict, r.copy, r.forgot, r.readOnly = SubjectSchema{}, nil, false, nil, nil
 	if err := r.checkMode(ctx, tx); err != nil {
 		return nil, err
 	}
 	if err := r.prepare(ctx, tx); err != nil {
 		return nil, err
+	}
+	if r.readOnly != nil && (hasSchemaTags(r.sent) || hasDefaultsOrOverrides(r.cfg)) {
+		// Confluent's registerOrForward looks the schema up only without
+		// tag edits and without config defaults or overrides.
+		return nil, r.readOnly
 	}
 	existing, found, err := r.existingSchema(ctx, tx)
 	if err != nil {
@@ -362,6 +372,9 @@ func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 	}
 	if done, err := r.reuseVersion(ctx, tx, existing, found); done || err != nil {
 		return nil, err
+	}
+	if r.readOnly != nil {
+		return nil, r.readOnly
 	}
 	if r.mode == ModeImport && r.sent.ID <= 0 {
 		// Without an id, IMPORT answers a schema the subject holds (as
@@ -384,15 +397,21 @@ func (r *registration) run(ctx context.Context, tx Tx) (compat.Schema, error) {
 }
 
 // checkMode refuses a write the subject's effective mode forbids (42205):
-// READONLY, an explicit id outside IMPORT (IMPORT without an id is refused
-// in run, unless the subject already holds the schema).
+// an explicit id outside IMPORT; READONLY and READONLY_OVERRIDE, and
+// IMPORT without an id, are refused in run unless the subject already
+// holds the schema, as in Confluent (registerOrForward looks the schema up
+// before register's checkRegisterMode), so that auto-registering
+// serializers keep working against a read-only registry.
 func (r *registration) checkMode(ctx context.Context, tx Tx) error {
 	mode, err := effectiveMode(ctx, tx, r.asked)
 	if err != nil {
 		return err
 	}
 	if err := writable(r.asked, mode); err != nil {
-		return err
+		if r.sent.ID > 0 {
+			return err
+		}
+		r.readOnly = err
 	}
 	if r.sent.ID > 0 && mode != ModeImport {
 		return srerr.New(srerr.ErrOperationNotPermitted,

@@ -219,3 +219,35 @@ func TestConfluentImportOverwriteForgetsReplacedID(t *testing.T) {
 		{method: "GET", path: "/subjects/dup/versions/1", contains: []string{`"id":61`}},
 	})
 }
+
+// TestConfluentRegisterOrForwardReadOnlyReturnsExisting: Confluent's
+// KafkaSchemaRegistry.registerOrForward looks the schema up under the
+// subject and answers its existing ID before register's checkRegisterMode,
+// so a schema already registered registers again (also with "version":-1)
+// in READONLY and READONLY_OVERRIDE, at the subject's and the global
+// level; a new schema is still refused with 42205.
+func TestConfluentRegisterOrForwardReadOnlyReturnsExisting(t *testing.T) {
+	for _, c := range []struct{ name, path, mode string }{
+		{"subject READONLY", "/mode/s", "READONLY"},
+		{"subject READONLY_OVERRIDE", "/mode/s", "READONLY_OVERRIDE"},
+		{"global READONLY", "/mode", "READONLY"},
+		{"global READONLY_OVERRIDE", "/mode", "READONLY_OVERRIDE"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			steps := []step{
+				{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRec), json: `{"id":1}`},
+				{method: "PUT", path: c.path, body: `{"mode":"` + c.mode + `"}`, json: `{"mode":"` + c.mode + `"}`},
+				{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRec), json: `{"id":1}`},
+				{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRec, `"version":-1`), json: `{"id":1}`},
+				{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRecInt), status: 422, code: 42205},
+				{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRecInt, `"version":-1`), status: 422, code: 42205},
+				{method: "GET", path: "/subjects/s/versions", json: `[1]`},
+			}
+			if c.path == "/mode" {
+				// The schema's ID exists, but not under this subject.
+				steps = append(steps, step{method: "POST", path: "/subjects/other/versions", body: schemaBody(cfRec), status: 422, code: 42205})
+			}
+			newEnv(t).run(steps)
+		})
+	}
+}
