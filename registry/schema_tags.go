@@ -77,6 +77,12 @@ func (s *Service) ModifySchemaTags(ctx context.Context, subject string, v int, r
 			old = ps.Schema.RuleSet
 		}
 		rules = withoutRules(mergeRuleSets(old, req.RulesToMerge), req.RulesToRemove)
+		if compactJSON(rules) == nil {
+			// The modification left no rule: as Confluent's
+			// maybeModifyPreviousRuleSet, that is an empty rule set, not
+			// "no ruleSet given", which would take the latest version's.
+			rules = json.RawMessage(`{}`)
+		}
 	}
 	return s.Register(ctx, subject, RegisterRequest{
 		Schema: ss.Schema.Text, Type: ss.Schema.Type, References: ss.Schema.References,

@@ -182,3 +182,27 @@ func TestConfluentRestApiRegisterSchemaTagsTest_testRegisterSchemaTagsWithInvali
 		{method: "GET", path: "/subjects/test/versions", json: `[1]`},
 	})
 }
+
+// TestConfluentMaybeModifyPreviousRuleSetRemovesLastRule: Confluent's
+// AbstractSchemaRegistry.maybeModifyPreviousRuleSet builds the new
+// version's rule set from the previous one with rulesToRemove applied;
+// removing the last rule leaves an empty rule set, so the new version has
+// no rule (it does not take the latest version's rules as a request
+// without a ruleSet would).
+func TestConfluentMaybeModifyPreviousRuleSetRemovesLastRule(t *testing.T) {
+	rule := `{"name":"r1","kind":"TRANSFORM","mode":"READ","type":"IGNORE"}`
+	newEnv(t).run([]step{
+		{method: "POST", path: "/subjects/s/versions", json: `{"id":1}`,
+			body: schemaBody(cfRec, `"ruleSet":{"domainRules":[`+rule+`]}`)},
+		{method: "GET", path: "/subjects/s/versions/1", contains: []string{`"name":"r1"`}},
+		{method: "POST", path: "/subjects/s/versions/latest/tags", contains: []string{`"id":2`},
+			body: `{"rulesToRemove":["r1"]}`},
+		{method: "GET", path: "/subjects/s/versions/2", contains: []string{`"version":2`}, notContains: []string{`"r1"`}},
+		// Removing one rule of two keeps the other.
+		{method: "POST", path: "/subjects/s/versions/latest/tags", contains: []string{`"id":3`},
+			body: `{"rulesToMerge":{"domainRules":[` + rule + `,{"name":"r2","kind":"TRANSFORM","mode":"READ","type":"IGNORE"}]}}`},
+		{method: "POST", path: "/subjects/s/versions/latest/tags", contains: []string{`"id":4`},
+			body: `{"rulesToRemove":["r1"]}`},
+		{method: "GET", path: "/subjects/s/versions/4", contains: []string{`"name":"r2"`}, notContains: []string{`"r1"`}},
+	})
+}
