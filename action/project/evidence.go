@@ -29,6 +29,10 @@ type EvidenceSummary struct {
 	Defaulted int `json:"defaulted"`
 	Lossy     int `json:"lossy"`
 	Refused   int `json:"refused"`
+	// Unexplained are the breaking outcomes (a loss, a refusal) that no
+	// finding of the subject names: each with its counterexample, shown
+	// rather than passed over in a count.
+	Unexplained []evidence.Unexplained `json:"unexplained,omitempty"`
 	// Partial is true when the time bound cut a pair short.
 	Partial bool `json:"partial,omitempty"`
 	// NotRead says why no events were read (a schema pair the evidence
@@ -87,9 +91,14 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 	// A pair without events proves nothing: said, with the pairs that
 	// read some still counted.
 	sum.NotRead = strings.Join(rep.NotRead(), "; ")
+	var named []compat.Finding
 	for i := range fs {
 		AttachEvidence(rep, &fs[i])
+		if fs[i].Direction != "" {
+			named = append(named, compat.Finding{Violation: compat.Violation{RuleID: fs[i].RuleID, Path: fs[i].Path}, Direction: compat.Direction(fs[i].Direction), Version: fs[i].Version})
+		}
 	}
+	sum.Unexplained = rep.Unexplained(named)
 	more := evidence.RuleFindings(s.Name, rep)
 	for i := range more {
 		AttachEvidence(rep, &more[i])

@@ -398,11 +398,16 @@ func plural(n int, word string) string {
 
 // NotRead returns, for each pair of rep that read no event, why
 // ("FORWARD against version 3: no event valid for the writer could be
-// generated"), in the pairs' order; nil when every pair read events.
+// generated"; "FORWARD: …" for version 0, a file), in the pairs' order;
+// nil when every pair read events.
 func (rep Report) NotRead() []string {
 	var out []string
 	for _, p := range rep.Pairs {
-		if p.Result.NotRead != "" {
+		switch {
+		case p.Result.NotRead == "":
+		case p.Version == 0: // a file or directory, not a registered version
+			out = append(out, fmt.Sprintf("%s: %s", p.Direction, p.Result.NotRead))
+		default:
 			out = append(out, fmt.Sprintf("%s against version %d: %s", p.Direction, p.Version, p.Result.NotRead))
 		}
 	}

@@ -55,6 +55,10 @@ func eventText(raw json.RawMessage) string {
 	return s
 }
 
+// maxUnexplained bounds the outcomes no rule names shown per subject
+// (json and sarif carry them all).
+const maxUnexplained = 3
+
 // evidenceLines summarise the evidence of each subject that has some, in
 // the subjects' order:
 //
@@ -65,6 +69,13 @@ func evidenceLines(r *project.Result) []string {
 	for _, s := range r.Subjects {
 		if s.Evidence != nil {
 			out = append(out, "evidence for "+s.Subject+": "+evidenceSummary(*s.Evidence))
+			for i, u := range s.Evidence.Unexplained {
+				if i == maxUnexplained {
+					out = append(out, fmt.Sprintf("evidence for %s: and %s no rule names", s.Subject, rule.Plural(len(s.Evidence.Unexplained)-i, "more outcome")))
+					break
+				}
+				out = append(out, "evidence for "+s.Subject+": "+strings.TrimPrefix(u.Line(), "evidence "))
+			}
 		}
 	}
 	return out

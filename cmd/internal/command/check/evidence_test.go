@@ -180,3 +180,84 @@ func compactJSON(raw json.RawMessage) string {
 	}
 	return b.String()
 }
+
+// TestCheckEvidenceGaps (testdata/evidence-gaps): a loss every rule
+// accepts is shown with its event (text, and structured in json), and a
+// pair whose writer no valid event can be generated for is named "not
+// read", never counted as compatible; the json still matches
+// check-report.schema.json.
+func TestCheckEvidenceGaps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "evidence-gaps"))); err != nil {
+		t.Fatal(err)
+	}
+	head := filepath.Join(dir, "head")
+	r := run(t, "check", "-C", head, "--against", "dir:../base", "--evidence")
+	for _, want := range []string{
+		"evidence for code-value: 100 generated events over 2 pairs: 0 equal, 0 with the reader's default, 0 with loss, 100 refused; not read: FORWARD: no event valid for the writer could be generated",
+		"evidence for measure-value: 200 generated events over 2 pairs: 34 equal, 0 with the reader's default, 66 with loss, 100 refused",
+		`evidence for measure-value: BACKWARD: no rule names this: {"id":9223372036854775807,"raw":""} loses data at .id: the reader read 9223372036854775807 as 9.223372036854776e+18`,
+		`evidence for measure-value: BACKWARD: no rule names this: {"id":0,"raw":"ÿþ\u0000Ã"} loses data at .raw`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "0 of 0") {
+		t.Errorf("zero events called compatible:\n%s", r.stdout)
+	}
+	r = run(t, "check", "-C", head, "--against", "dir:../base", "--evidence", "--format", "json")
+	var doc struct {
+		Subjects []struct {
+			Subject  string
+			Evidence struct {
+				NotRead     string
+				Unexplained []struct {
+					Direction string
+					Outcome   struct{ Class, Path string }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range doc.Subjects {
+		var b strings.Builder
+		b.WriteString(s.Evidence.NotRead)
+		for _, u := range s.Evidence.Unexplained {
+			b.WriteString(" " + u.Direction + " " + u.Outcome.Class + " " + u.Outcome.Path)
+		}
+		got[s.Subject] = b.String()
+	}
+	want := map[string]string{
+		"code-value":    "FORWARD: no event valid for the writer could be generated",
+		"measure-value": " BACKWARD loss .raw BACKWARD loss .id",
+	}
+	for s, w := range want {
+		if got[s] != w {
+			t.Errorf("%s: %q, want %q", s, got[s], w)
+		}
+	}
+	schemaDoc, err := js.UnmarshalJSON(bytes.NewReader(render.ReportSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := js.NewCompiler()
+	if err := c.AddResource("report.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := js.UnmarshalJSON(strings.NewReader(r.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("json does not match check-report.schema.json: %v", err)
+	}
+}
