@@ -207,7 +207,7 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		{upd.DefaultRuleSet, srerr.ErrInvalidRuleSet, "defaultRuleSet"},
 		{upd.OverrideRuleSet, srerr.ErrInvalidRuleSet, "overrideRuleSet"},
 	} {
-		if err := checkObject(c.raw, c.sentinel, c.what); err != nil {
+		if err := checkContract(c.raw, c.sentinel, c.what, srerr.ErrUnprocessableEntity); err != nil {
 			return Config{}, err
 		}
 		if c.sentinel == srerr.ErrInvalidRuleSet {

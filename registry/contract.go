@@ -3,7 +3,9 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -33,6 +35,96 @@ func checkObject(raw json.RawMessage, sentinel *srerr.Error, what string) error 
 		return srerr.New(sentinel, "Invalid %s: want a JSON object, got %s", what, jsonKindOf(raw))
 	}
 	return nil
+}
+
+// checkContract is checkObject and then checkMembers with code: a
+// metadata's or rule set's member of another type than Confluent's entity
+// declares is code (42201 in a register request, as every mistyped field
+// of one; 422 elsewhere).
+func checkContract(raw json.RawMessage, sentinel *srerr.Error, what string, code *srerr.Error) error {
+	if err := checkObject(raw, sentinel, what); err != nil {
+		return err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if sentinel == srerr.ErrInvalidRuleSet {
+		return checkMembers(raw, &typedRuleSet{}, what, code)
+	}
+	return checkMembers(raw, &typedMetadata{}, what, code)
+}
+
+// typedMetadata and typedRuleSet are the member types of Confluent's
+// Metadata, RuleSet and Rule entities (and of confluent-kafka-go's:
+// Properties map[string]string, Tags map[string][]string, Rule.Params
+// map[string]string), which checkMembers holds a metadata or rule set to
+// so that what is stored reads back in every client.
+type typedMetadata struct {
+	Tags       map[string][]string `json:"tags"`
+	Properties map[string]string   `json:"properties"`
+	Sensitive  []string            `json:"sensitive"`
+}
+
+type typedRuleSet struct {
+	MigrationRules []typedRule `json:"migrationRules"`
+	DomainRules    []typedRule `json:"domainRules"`
+	EncodingRules  []typedRule `json:"encodingRules"`
+	EnableAt       string      `json:"enableAt"`
+}
+
+type typedRule struct {
+	Name      string            `json:"name"`
+	Doc       string            `json:"doc"`
+	Kind      string            `json:"kind"`
+	Mode      string            `json:"mode"`
+	Type      string            `json:"type"`
+	Tags      []string          `json:"tags"`
+	Params    map[string]string `json:"params"`
+	Expr      string            `json:"expr"`
+	OnSuccess string            `json:"onSuccess"`
+	OnFailure string            `json:"onFailure"`
+	Disabled  bool              `json:"disabled"`
+}
+
+// checkMembers decodes raw strictly into into: a member of another type
+// than Confluent's entity declares, or one it does not declare, is code
+// (HTTP 422), naming the member.
+func checkMembers(raw json.RawMessage, into any, what string, code *srerr.Error) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(into)
+	if err == nil {
+		return nil
+	}
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &typ):
+		field := what
+		if typ.Field != "" {
+			field += "." + typ.Field
+		}
+		return srerr.New(code, "Cannot read field %q: got JSON %s, want %s", field, typ.Value, goKind(typ.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return srerr.New(code, "Unrecognized field in %s: %s", what, name)
+	}
+	return srerr.New(code, "Cannot read %s: %s", what, strings.TrimPrefix(err.Error(), "json: "))
+}
+
+// goKind names the JSON kind a Go type reads, for messages.
+func goKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(goKind(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map:
+		return "an object of " + strings.TrimPrefix(strings.TrimPrefix(goKind(t.Elem()), "a "), "an ") + "s"
+	}
+	return "an object"
 }
 
 // jsonKindOf names the kind of the JSON value raw, for messages.

@@ -88,10 +88,10 @@ func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
 		return nil, srerr.New(srerr.ErrSchemaTooLarge,
 			"Schema too large: %d bytes, the limit is %d bytes", len(req.Schema), s.maxSchemaSize)
 	}
-	if err := checkObject(req.Metadata, srerr.ErrInvalidSchema, "metadata"); err != nil {
+	if err := checkContract(req.Metadata, srerr.ErrInvalidSchema, "metadata", srerr.ErrInvalidSchema); err != nil {
 		return nil, err
 	}
-	if err := checkObject(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"); err != nil {
+	if err := checkContract(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet", srerr.ErrInvalidSchema); err != nil {
 		return nil, err
 	}
 	for i, r := range req.References {
@@ -247,7 +247,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	}
 	// An empty schema with a data contract takes the latest version's
 	// schema, read in the transaction.
-	if err := checkObject(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"); err != nil {
+	if err := checkContract(req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet", srerr.ErrInvalidSchema); err != nil {
 		return SubjectSchema{}, err
 	}
 	if err := validateRuleSet(req.RuleSet, "ruleSet"); err != nil {

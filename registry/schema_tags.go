@@ -58,6 +58,15 @@ type TagSchemaRequest struct {
 // with confluent:version, which the registration sets to the new
 // version's number. Errors are Version's and Register's.
 func (s *Service) ModifySchemaTags(ctx context.Context, subject string, v int, req TagSchemaRequest) (SubjectSchema, error) {
+	for _, c := range []struct {
+		raw      json.RawMessage
+		sentinel *srerr.Error
+		what     string
+	}{{req.Metadata, srerr.ErrInvalidSchema, "metadata"}, {req.RuleSet, srerr.ErrInvalidRuleSet, "ruleSet"}, {req.RulesToMerge, srerr.ErrInvalidRuleSet, "rulesToMerge"}} {
+		if err := checkContract(c.raw, c.sentinel, c.what, srerr.ErrInvalidSchema); err != nil {
+			return SubjectSchema{}, err
+		}
+	}
 	ss, err := s.Version(ctx, subject, v, false)
 	if err != nil {
 		return SubjectSchema{}, err

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -1221,5 +1222,66 @@ func TestConfluentRestApiContextTest_contextPrefix(t *testing.T) {
 		{method: "GET", path: "/contexts?contextPrefix=.prod", json: `[]`},
 		{method: "GET", path: "/contexts?contextPrefix=.TEST&offset=0&limit=-1", json: `[]`},
 		{method: "GET", path: "/contexts?contextPrefix=.&offset=0&limit=2", json: `["."]`},
+	})
+}
+
+// TestConfluentMetadataRuleMemberTypes: Confluent's Metadata (tags
+// Map<String, Set<String>>, properties Map<String, String>, sensitive
+// Set<String>), RuleSet and Rule (tags Set<String>, params Map<String,
+// String>, disabled boolean) entities, as confluent-kafka-go's
+// (Properties map[string]string, Tags map[string][]string, Rule.Params
+// map[string]string): a member of another type, or one they do not
+// declare, is refused with 422 naming the member and nothing is stored,
+// on register (42201, as every mistyped field of a register request), on
+// the tags route and in PUT /config (error_code 422, the Jackson mapping
+// error of Confluent's REST layer).
+func TestConfluentMetadataRuleMemberTypes(t *testing.T) {
+	rule := func(extra string) string {
+		return `{"domainRules":[{"name":"r","kind":"TRANSFORM","mode":"READ","type":"IGNORE"` + extra + `}]}`
+	}
+	metas := []struct{ body, member string }{
+		{`{"properties":{"a":{"b":1}}}`, `metadata.properties`},
+		{`{"properties":{"a":5}}`, `metadata.properties`},
+		{`{"properties":"x"}`, `metadata.properties`},
+		{`{"tags":{"a":"PII"}}`, `metadata.tags`},
+		{`{"tags":5}`, `metadata.tags`},
+		{`{"sensitive":[1]}`, `metadata.sensitive`},
+		{`{"sensitive":"a"}`, `metadata.sensitive`},
+		{`{"bogus":1}`, `bogus`},
+	}
+	rules := []struct{ body, member string }{
+		{rule(`,"params":{"a":1}`), `ruleSet.domainRules.params`},
+		{rule(`,"tags":"PII"`), `ruleSet.domainRules.tags`},
+		{rule(`,"disabled":"yes"`), `ruleSet.domainRules.disabled`},
+		{rule(`,"bogus":1`), `bogus`},
+		{`{"domainRules":[],"bogus":1}`, `bogus`},
+	}
+	e := newEnv(t)
+	e.run([]step{{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRec), json: `{"id":1}`}})
+	for _, m := range metas {
+		cfgMember := strings.Replace(m.member, "metadata", "defaultMetadata", 1)
+		e.run([]step{
+			{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRecInt, `"metadata":`+m.body), status: 422, code: 42201, contains: []string{m.member}},
+			{method: "POST", path: "/subjects/s/versions/latest/tags", body: `{"metadata":` + m.body + `}`, status: 422, code: 42201, contains: []string{m.member}},
+			{method: "PUT", path: "/config", body: `{"defaultMetadata":` + m.body + `}`, status: 422, code: 422, contains: []string{cfgMember}},
+			{method: "PUT", path: "/config/s", body: `{"overrideMetadata":` + m.body + `}`, status: 422, code: 422, contains: []string{m.member[strings.LastIndex(m.member, ".")+1:]}},
+		})
+	}
+	for _, r := range rules {
+		cfgMember := strings.Replace(r.member, "ruleSet", "defaultRuleSet", 1)
+		e.run([]step{
+			{method: "POST", path: "/subjects/s/versions", body: schemaBody(cfRecInt, `"ruleSet":`+r.body), status: 422, code: 42201, contains: []string{r.member}},
+			{method: "POST", path: "/subjects/s/versions/latest/tags", body: `{"rulesToMerge":` + r.body + `}`, status: 422, code: 42201},
+			{method: "PUT", path: "/config", body: `{"defaultRuleSet":` + r.body + `}`, status: 422, code: 422, contains: []string{cfgMember}},
+		})
+	}
+	// Nothing was stored; members of the declared types are.
+	e.run([]step{
+		{method: "GET", path: "/subjects/s/versions", json: `[1]`},
+		{method: "GET", path: "/config", notContains: []string{"defaultMetadata", "defaultRuleSet"}},
+		{method: "GET", path: "/config/s", status: 404},
+		{method: "POST", path: "/subjects/s/versions", json: `{"id":2}`, body: schemaBody(cfRec,
+			`"metadata":{"properties":{"a":"b"},"tags":{"id":["PII"]},"sensitive":["k"]}`,
+			`"ruleSet":`+rule(`,"params":{"a":"b"},"tags":["PII"],"disabled":true,"doc":"d","expr":"x"`))},
 	})
 }
