@@ -214,3 +214,20 @@ func TestCheckSharesTheTimeBound(t *testing.T) {
 		})
 	}
 }
+
+// TestTargetedEnumSymbol: the writer's enum symbols the reader lacks are
+// generated first (a quarter of the events), so that removing one
+// symbol of 20000 is shown with the default N.
+func TestTargetedEnumSymbol(t *testing.T) {
+	big := func(n int) string {
+		syms := make([]string, n)
+		for i := range syms {
+			syms[i] = fmt.Sprintf("%q", fmt.Sprintf("S%d", i))
+		}
+		return `{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":[` + strings.Join(syms, ",") + `]}}]}`
+	}
+	res := read(t, compat.Avro, big(19999), big(20000), evidence.Options{})
+	if res.Refused == 0 || len(res.Outcomes) == 0 || string(res.Outcomes[0].Event) != `{"e":"S19999"}` || res.Outcomes[0].Path != ".e" {
+		t.Fatalf("the removed symbol was not reached: %+v", res)
+	}
+}

@@ -57,6 +57,8 @@ type avroEngine struct {
 	// with the writer unrolled to each event.
 	recursive     bool
 	unrolledCache map[string]*prunedPair
+	// targets are the writer's enum symbols the reader lacks (avroGen).
+	targets map[*hamba.EnumSchema][]int
 }
 
 func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults, seen map[string]bool) {
@@ -118,6 +120,18 @@ func newAvroEngine(ctx context.Context, r, w *avro.Schema) (*avroEngine, error) 
 	e.readerDefaults = map[string]bool{}
 	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
 	collectPruned(w.Hamba(), &e.enumList, &e.unionList, map[hamba.NamedSchema]bool{})
+	e.targets = map[*hamba.EnumSchema][]int{}
+	for _, en := range e.enumList {
+		known, ok := e.readerSymbols[en.Name()]
+		if !ok {
+			continue
+		}
+		for i, sym := range en.Symbols() {
+			if !known[sym] {
+				e.targets[en] = append(e.targets[en], i)
+			}
+		}
+	}
 	// hamba's Resolve recurses without end on a recursive writer record
 	// (its resolve has no guard for a type already on the path, and the
 	// stack overflow is fatal): such a writer is unrolled per event
@@ -190,13 +204,18 @@ func recursion(s hamba.Schema, path []string, repeated bool, repAt int) bool {
 // avroGen generates one Avro value and records which union branches and
 // enum symbols it used.
 type avroGen struct {
-	ch     *chooser
-	unions map[*hamba.UnionSchema]map[int]bool
-	enums  map[*hamba.EnumSchema]map[string]bool
+	ch *chooser
+	// targets are, per writer enum, the symbols the reader's enum of
+	// that name lacks: a quarter of the events take one of them (see
+	// chooser.prefer), so that a change to one symbol of thousands is
+	// read with the default N.
+	targets map[*hamba.EnumSchema][]int
+	unions  map[*hamba.UnionSchema]map[int]bool
+	enums   map[*hamba.EnumSchema]map[string]bool
 }
 
 func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
-	g := &avroGen{ch: ch, unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}
+	g := &avroGen{ch: ch, targets: e.targets, unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}
 	v, ok := g.value(e.writer.Hamba(), "", 0)
 	if !ok {
 		return nil, false
@@ -515,7 +534,11 @@ func (g *avroGen) value(s hamba.Schema, key string, depth int) (any, bool) {
 		return fixedArray(b), true
 	case hamba.Enum:
 		en := s.(*hamba.EnumSchema)
-		sym := en.Symbols()[g.pick(key, len(en.Symbols()), depth)]
+		o := 0
+		if depth <= maxDepth && !g.ch.low() {
+			o = g.ch.prefer(key, len(en.Symbols()), g.targets[en])
+		}
+		sym := en.Symbols()[o]
 		if g.enums[en] == nil {
 			g.enums[en] = map[string]bool{}
 		}

@@ -544,6 +544,23 @@ func (c *chooser) pick(key string, n int) int {
 	return o
 }
 
+// prefer is pick for a point where some options are the change under
+// test (the writer's enum symbols the reader lacks): every fourth event
+// from the third (i ≡ 2 mod 4) takes one of preferred in turn, so that
+// N events reach them even among thousands of options; other events,
+// and a fixed chooser (the shrinker's), pick as usual.
+func (c *chooser) prefer(key string, n int, preferred []int) int {
+	if len(preferred) == 0 || c.fixed != nil || c.i%4 != 2 || c.budget <= 1 || n <= 1 {
+		return c.pick(key, n)
+	}
+	c.budget--
+	o := preferred[(c.i/4)%len(preferred)]
+	if o != 0 {
+		c.took[key] = o
+	}
+	return o
+}
+
 const (
 	fnvOffset = 14695981039346656037
 	fnvPrime  = 1099511628211
