@@ -41,13 +41,20 @@
 // (a class, a path and what the reader did), one minimal counterexample
 // event as JSON: the generator shrinks the first event that shows it until
 // no choice can be undone without losing it. Work is bounded by
-// [Options.Events] and by the context.
+// [Options.Events] (at most [MaxEvents]) and by the context, which also
+// abandons a schema resolution that outlasts it; a pair that read no
+// event says why ([Result.NotRead]) and is never called compatible.
+// Avro events aim first at the writer's enum symbols the reader lacks.
 //
 // [Check] is the one entry point for a gate (charter diff, charter check
 // --evidence, the registry's compatibility call, the web UI's compare
-// page): the evidence of every pair a compatibility level compares, and
-// the findings of the evidence rules ([Rules]), which fire only on a loss
-// an event proves.
+// page): the evidence of every pair a compatibility level compares (the
+// time shared between them), and the findings of the evidence rules
+// ([Rules]), which fire only on a loss an event proves.
+// [Report.Counterexample] attributes to a finding only an outcome at its
+// own path (or within or around it, [Attributable]), never another
+// field's; [Report.Unexplained] lists the breaking outcomes no finding
+// names.
 package evidence
 
 import (
