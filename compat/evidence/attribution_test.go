@@ -98,6 +98,8 @@ func TestAttributable(t *testing.T) {
 		{".a.b", ".a", true},
 		{".a", ".a.b", true},
 		{".a[]", ".a", true},
+		{".u", ".u<U299>", true},
+		{".u<U1>", ".u<U299>", false},
 		{".", ".carrier", true},
 		{".ab", ".a", false},
 		{".weight", ".carrier", false},
@@ -229,5 +231,22 @@ func TestTargetedEnumSymbol(t *testing.T) {
 	res := read(t, compat.Avro, big(19999), big(20000), evidence.Options{})
 	if res.Refused == 0 || len(res.Outcomes) == 0 || string(res.Outcomes[0].Event) != `{"e":"S19999"}` || res.Outcomes[0].Path != ".e" {
 		t.Fatalf("the removed symbol was not reached: %+v", res)
+	}
+}
+
+// TestTargetedUnionBranch: a named branch of the writer's union that no
+// reader type is named as is generated first, so that a union of 300
+// records minus one is shown with the default N.
+func TestTargetedUnionBranch(t *testing.T) {
+	union := func(n int) string {
+		bs := make([]string, n)
+		for i := range bs {
+			bs[i] = fmt.Sprintf(`{"type":"record","name":"U%d","fields":[{"name":"f","type":"int"}]}`, i)
+		}
+		return `{"type":"record","name":"W","fields":[{"name":"u","type":[` + strings.Join(bs, ",") + `]}]}`
+	}
+	res := read(t, compat.Avro, union(299), union(300), evidence.Options{})
+	if res.Refused == 0 || len(res.Outcomes) == 0 || string(res.Outcomes[0].Event) != `{"u":{"U299":{"f":0}}}` {
+		t.Fatalf("the removed branch was not reached: %+v", res)
 	}
 }

@@ -57,8 +57,10 @@ type avroEngine struct {
 	// with the writer unrolled to each event.
 	recursive     bool
 	unrolledCache map[string]*prunedPair
-	// targets are the writer's enum symbols the reader lacks (avroGen).
-	targets map[*hamba.EnumSchema][]int
+	// targets are the writer's enum symbols the reader lacks, and
+	// branchTargets its union branches the reader lacks (avroGen).
+	targets       map[*hamba.EnumSchema][]int
+	branchTargets map[*hamba.UnionSchema][]int
 }
 
 func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults, seen map[string]bool) {
@@ -121,6 +123,16 @@ func newAvroEngine(ctx context.Context, r, w *avro.Schema) (*avroEngine, error) 
 	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
 	collectPruned(w.Hamba(), &e.enumList, &e.unionList, map[hamba.NamedSchema]bool{})
 	e.targets = map[*hamba.EnumSchema][]int{}
+	e.branchTargets = map[*hamba.UnionSchema][]int{}
+	readerNames := map[string]bool{}
+	collectNames(r.Hamba(), readerNames, map[hamba.NamedSchema]bool{})
+	for _, u := range e.unionList {
+		for j, i := range unionOrder(u) {
+			if n, ok := deref(u.Types()[i]).(hamba.NamedSchema); ok && !readerNames[n.FullName()] && !readerNames[n.Name()] {
+				e.branchTargets[u] = append(e.branchTargets[u], j)
+			}
+		}
+	}
 	for _, en := range e.enumList {
 		known, ok := e.readerSymbols[en.Name()]
 		if !ok {
@@ -210,12 +222,16 @@ type avroGen struct {
 	// chooser.prefer), so that a change to one symbol of thousands is
 	// read with the default N.
 	targets map[*hamba.EnumSchema][]int
-	unions  map[*hamba.UnionSchema]map[int]bool
-	enums   map[*hamba.EnumSchema]map[string]bool
+	// branchTargets are, per writer union, the positions (in
+	// unionOrder) of the named branches no type of the reader is named
+	// as (nor aliased to), taken first in the same way.
+	branchTargets map[*hamba.UnionSchema][]int
+	unions        map[*hamba.UnionSchema]map[int]bool
+	enums         map[*hamba.EnumSchema]map[string]bool
 }
 
 func (e *avroEngine) event(_ int, ch *chooser) (*observed, bool) {
-	g := &avroGen{ch: ch, targets: e.targets, unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}
+	g := &avroGen{ch: ch, targets: e.targets, branchTargets: e.branchTargets, unions: map[*hamba.UnionSchema]map[int]bool{}, enums: map[*hamba.EnumSchema]map[string]bool{}}
 	v, ok := g.value(e.writer.Hamba(), "", 0)
 	if !ok {
 		return nil, false
@@ -569,7 +585,11 @@ func (g *avroGen) value(s hamba.Schema, key string, depth int) (any, bool) {
 	case hamba.Union:
 		u := s.(*hamba.UnionSchema)
 		order := unionOrder(u)
-		i := order[g.pick(key+"|", len(order), depth)]
+		j := 0
+		if depth <= maxDepth && !g.ch.low() {
+			j = g.ch.prefer(key+"|", len(order), g.branchTargets[u])
+		}
+		i := order[j]
 		if g.unions[u] == nil {
 			g.unions[u] = map[int]bool{}
 		}
@@ -789,6 +809,39 @@ func appendMask(buf []byte, kept func(int) bool, n int) []byte {
 		}
 	}
 	return append(buf, ';')
+}
+
+// collectNames gathers the full and simple names, and aliases, of the
+// named types of s.
+func collectNames(s hamba.Schema, out map[string]bool, seen map[hamba.NamedSchema]bool) {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		out[n.FullName()], out[n.Name()] = true, true
+		for _, a := range n.Aliases() {
+			out[a] = true
+			if i := strings.LastIndexByte(a, '.'); i >= 0 {
+				out[a[i+1:]] = true
+			}
+		}
+	}
+	switch t := s.(type) {
+	case *hamba.RecordSchema:
+		for _, f := range t.Fields() {
+			collectNames(f.Type(), out, seen)
+		}
+	case *hamba.ArraySchema:
+		collectNames(t.Items(), out, seen)
+	case *hamba.MapSchema:
+		collectNames(t.Values(), out, seen)
+	case *hamba.UnionSchema:
+		for _, b := range t.Types() {
+			collectNames(b, out, seen)
+		}
+	}
 }
 
 // collectPruned lists the enums and unions of a writer in the order a

@@ -304,11 +304,11 @@ func within(p, anc string) bool {
 		return true
 	}
 	switch anc[len(anc)-1] {
-	case '.', '/', '[', '{':
+	case '.', '/', '[', '{', '<':
 		return true
 	}
 	switch p[len(anc)] {
-	case '.', '/', '[', '{':
+	case '.', '/', '[', '{', '<': // '<': an Avro union branch, ".u<U299>"
 		return true
 	}
 	return false
