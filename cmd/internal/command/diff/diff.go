@@ -43,11 +43,15 @@ The text format is coloured on a terminal, as charter check's (--color,
 NO_COLOR). Exit code 1 when NEXT is incompatible at the level, 2 on usage,
 I/O or registry errors.
 
---evidence[=N] also reads N generated events (default 100) of each writer
-with each reader (compat/evidence): each breaking finding gets a minimal
-counterexample event in its hint, the evidence rules (warnings) report the
-losses the rules accept, and a summary per direction says how many events
-were read back equal. It needs each side to parse alone (no references).`,
+--evidence[=N] (N from 1 to 100000) also reads N generated events (default
+100) of each writer with each reader (compat/evidence): each finding gets
+the smallest event that breaks at its own path, as charter check's (a line
+in text, an evidence object in json and sarif), or says no generated event
+isolates it; the evidence rules (warnings) report the losses the rules
+accept, a summary per direction counts the events read back equal, with a
+default, with loss and refused (or says why none was read), and the losses
+no rule names are shown with their events. It needs each side to parse
+alone (no references).`,
 		Example: `  # Every rule that an Avro change breaks, in both directions
   charter diff old/order.avsc new/order.avsc
 
