@@ -67,6 +67,12 @@ func mergeConfig(base, over Config) Config {
 	if over.ValidateFields != nil {
 		base.ValidateFields = over.ValidateFields
 	}
+	if over.ValidateNewSchemas != nil {
+		base.ValidateNewSchemas = over.ValidateNewSchemas
+	}
+	if over.ValidateRules != nil {
+		base.ValidateRules = over.ValidateRules
+	}
 	if over.CompatibilityGroup != "" {
 		base.CompatibilityGroup = over.CompatibilityGroup
 	}
@@ -131,6 +137,8 @@ type ConfigUpdate struct {
 	Compatibility      *string
 	Normalize          *bool
 	ValidateFields     *bool
+	ValidateNewSchemas *bool
+	ValidateRules      *bool
 	CompatibilityGroup *string
 	Alias              *string
 	DefaultMetadata    json.RawMessage
@@ -149,6 +157,12 @@ func (u ConfigUpdate) apply(c Config) Config {
 	}
 	if u.ValidateFields != nil {
 		c.ValidateFields = u.ValidateFields
+	}
+	if u.ValidateNewSchemas != nil {
+		c.ValidateNewSchemas = u.ValidateNewSchemas
+	}
+	if u.ValidateRules != nil {
+		c.ValidateRules = u.ValidateRules
 	}
 	if u.CompatibilityGroup != nil {
 		c.CompatibilityGroup = *u.CompatibilityGroup

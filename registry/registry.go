@@ -72,9 +72,14 @@ const (
 // registry (subject ""). Pointer and empty fields mean "not set here", so
 // subject config falls back to the global one field by field.
 type Config struct {
-	Compatibility      compat.Level    `json:"compatibilityLevel,omitempty"`
-	Normalize          *bool           `json:"normalize,omitempty"`
-	ValidateFields     *bool           `json:"validateFields,omitempty"`
+	Compatibility  compat.Level `json:"compatibilityLevel,omitempty"`
+	Normalize      *bool        `json:"normalize,omitempty"`
+	ValidateFields *bool        `json:"validateFields,omitempty"`
+	// ValidateNewSchemas and ValidateRules are kept and answered, as
+	// Confluent's Config does, and have no effect: Charter validates
+	// every new schema and every rule.
+	ValidateNewSchemas *bool           `json:"validateNewSchemas,omitempty"`
+	ValidateRules      *bool           `json:"validateRules,omitempty"`
 	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
 	Alias              string          `json:"alias,omitempty"`
 	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`

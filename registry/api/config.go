@@ -13,10 +13,10 @@ import (
 // (the documented name) and `compatibilityLevel` (what GET returns) are
 // accepted; `compatibility` wins when both are set. An empty alias or
 // compatibilityGroup clears it, and so does JSON null. Fields Charter does
-// not act on (compatibilityPolicy, validateRules; validateNewSchemas, as
-// Charter always validates a new schema; aliasForDeks, as it has no DEK
-// registry) are accepted and ignored, so that a config copied from
-// Confluent applies.
+// not act on are accepted, so that a config copied from Confluent applies:
+// validateNewSchemas and validateRules are stored and answered, with no
+// effect (Charter always validates a new schema and its rules);
+// compatibilityPolicy and aliasForDeks are ignored.
 type configRequest struct {
 	Compatibility       *string         `json:"compatibility"`
 	CompatibilityLevel  *string         `json:"compatibilityLevel"`
@@ -39,6 +39,8 @@ func (q configRequest) toUpdate() registry.ConfigUpdate {
 		Compatibility:      q.Compatibility,
 		Normalize:          q.Normalize,
 		ValidateFields:     q.ValidateFields,
+		ValidateNewSchemas: q.ValidateNewSchemas,
+		ValidateRules:      q.ValidateRules,
 		CompatibilityGroup: q.CompatibilityGroup.update(),
 		Alias:              q.Alias.update(),
 		DefaultMetadata:    q.DefaultMetadata,
@@ -85,6 +87,8 @@ type configUpdateResponse struct {
 	Compatibility      compat.Level    `json:"compatibility,omitempty"`
 	Normalize          *bool           `json:"normalize,omitempty"`
 	ValidateFields     *bool           `json:"validateFields,omitempty"`
+	ValidateNewSchemas *bool           `json:"validateNewSchemas,omitempty"`
+	ValidateRules      *bool           `json:"validateRules,omitempty"`
 	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
 	Alias              string          `json:"alias,omitempty"`
 	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`
@@ -123,6 +127,8 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 		Compatibility:      c.Compatibility,
 		Normalize:          c.Normalize,
 		ValidateFields:     c.ValidateFields,
+		ValidateNewSchemas: c.ValidateNewSchemas,
+		ValidateRules:      c.ValidateRules,
 		CompatibilityGroup: c.CompatibilityGroup,
 		Alias:              c.Alias,
 		DefaultMetadata:    c.DefaultMetadata,

@@ -242,9 +242,9 @@ func TestConfluentRestApiCompatibilityTest_testRegisterInvalidRuleSet(t *testing
 func TestConfluentRestApiCompatibilityTest_testRegisterBadDefaultWithValidateNewSchemaConfig(t *testing.T) {
 	bad := `{"type":"record","name":"Shipment","fields":[{"name":"count","type":"int","default":"many"}]}`
 	newEnv(t).run([]step{
-		{method: "PUT", path: "/config", body: `{"validateNewSchemas":false}`, json: `{}`},
+		{method: "PUT", path: "/config", body: `{"validateNewSchemas":false}`, json: `{"validateNewSchemas":false}`},
 		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(bad), status: 422, code: 42201},
-		{method: "PUT", path: "/config", body: `{"validateNewSchemas":true}`, json: `{}`},
+		{method: "PUT", path: "/config", body: `{"validateNewSchemas":true}`, json: `{"validateNewSchemas":true}`},
 		{method: "POST", path: "/compatibility/subjects/testSubject/versions/latest", body: schemaBody(bad), status: 422, code: 42201},
 		{method: "POST", path: "/subjects/testSubject/versions", body: schemaBody(bad), status: 422, code: 42201},
 	})
@@ -399,4 +399,25 @@ func decodeList(t *testing.T, body string) []any {
 		t.Fatalf("body %q is not a JSON array: %v", body, err)
 	}
 	return out
+}
+
+// TestConfluentConfigKeepsValidateNewSchemasAndRules: Confluent's Config
+// entity keeps validateNewSchemas and validateRules and answers them in
+// PUT and GET /config (global and subject); Charter stores and answers
+// them, and they have no effect (a new schema and its rules are always
+// validated).
+func TestConfluentConfigKeepsValidateNewSchemasAndRules(t *testing.T) {
+	newEnv(t).run([]step{
+		{method: "PUT", path: "/config", body: `{"validateNewSchemas":false,"validateRules":true}`,
+			contains: []string{`"validateNewSchemas":false`, `"validateRules":true`}},
+		{method: "GET", path: "/config", contains: []string{`"validateNewSchemas":false`, `"validateRules":true`}},
+		{method: "PUT", path: "/config/s", body: `{"validateRules":false}`, contains: []string{`"validateRules":false`}, notContains: []string{"validateNewSchemas"}},
+		{method: "GET", path: "/config/s", contains: []string{`"validateRules":false`}, notContains: []string{"validateNewSchemas"}},
+		{method: "GET", path: "/config/s?defaultToGlobal=true", contains: []string{`"validateNewSchemas":false`, `"validateRules":false`}},
+		// A member left out stays as it was.
+		{method: "PUT", path: "/config", body: `{"compatibility":"FULL"}`, contains: []string{`"validateNewSchemas":false`, `"validateRules":true`}},
+		// No effect: an invalid default is still refused.
+		{method: "POST", path: "/subjects/s/versions", status: 422, code: 42201,
+			body: schemaBody(`{"type":"record","name":"R","fields":[{"name":"f","type":"int","default":"x"}]}`)},
+	})
 }

@@ -1104,13 +1104,13 @@ func TestConfluentRestApiTest_testIncompatibleSchemaLookupBySubjectAfterDelete(t
 // TestConfluentRestApiTest_testRegisterSchemaWithInvalidDefault:
 // RestApiTest.testRegisterSchemaWithInvalidDefault, a string field with a
 // null default is refused (42201). Confluent then registers it once the
-// global config sets validateNewSchemas false; Charter accepts that
+// global config sets validateNewSchemas false; Charter stores that
 // setting but always validates (a README difference), so it stays 42201.
 func TestConfluentRestApiTest_testRegisterSchemaWithInvalidDefault(t *testing.T) {
 	bad := `{"namespace":"namespace","type":"record","name":"test","fields":[{"name":"string_default","type":"string","default":null}]}`
 	newEnv(t).run([]step{
 		{method: "POST", path: "/subjects/testSubject0/versions", body: schemaBody(bad), status: 422, code: 42201},
-		{method: "PUT", path: "/config", body: `{"compatibilityLevel":"BACKWARD","validateNewSchemas":false}`, json: `{"compatibility":"BACKWARD"}`},
+		{method: "PUT", path: "/config", body: `{"compatibilityLevel":"BACKWARD","validateNewSchemas":false}`, json: `{"compatibility":"BACKWARD","validateNewSchemas":false}`},
 		{method: "POST", path: "/subjects/testSubject0/versions", body: schemaBody(bad), status: 422, code: 42201},
 	})
 }

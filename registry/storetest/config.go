@@ -19,6 +19,8 @@ func fullConfig() registry.Config {
 		Compatibility:      compat.FullTransitive,
 		Normalize:          ptr(true),
 		ValidateFields:     ptr(false),
+		ValidateNewSchemas: ptr(false),
+		ValidateRules:      ptr(false),
 		CompatibilityGroup: "application.major.version",
 		Alias:              "orders-value",
 		DefaultMetadata:    json.RawMessage(`{"properties":{"owner":"team-a"}}`),
