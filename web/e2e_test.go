@@ -272,7 +272,7 @@ func TestBrowser(t *testing.T) {
 	waitURL("/compare?")
 	want("compare", text("#verdict"), "BACKWARD", "compatible", "minor")
 	want("compare notes", text("#right-head + div"), "FIELD_ADDED")
-	want("compare evidence", text("#evidence"), "100 of 100 generated events read back equal")
+	want("compare evidence", text("#evidence"), "100 of 100 generated events read back (all with the reader's default)")
 	shot("04-compare")
 	audit("04-compare")
 	visit("05-compare-findings", "/ui/subjects/customers-value/compare?from=1&to=2&level=FULL")
