@@ -195,6 +195,9 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		if err := ValidateSubject(subject); err != nil {
 			return Config{}, err
 		}
+		if err := checkQualifiedSubject(subject, true, false); err != nil {
+			return Config{}, err
+		}
 	}
 	if upd.Compatibility != nil && *upd.Compatibility != "" {
 		// compat.ParseLevel forgives surrounding spaces; Confluent's

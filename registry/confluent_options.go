@@ -41,20 +41,43 @@ func WithReferenceVersionsStrict(on bool) Option {
 	return func(s *Service) { s.settings.strictReferenceVersions = on }
 }
 
-// checkEmptySubject refuses subject under WithRejectEmptySubject.
+// checkEmptySubject refuses, as Confluent's
+// QualifiedSubject.isValidSubject on register, a subject whose name is
+// __GLOBAL or __EMPTY (its reserved names) or that is in the .__GLOBAL
+// context (for config and mode only), and, under WithRejectEmptySubject,
+// one whose name is empty or the wildcard *: 42208.
 func (s *Service) checkEmptySubject(subject string) error {
-	if !s.settings.rejectEmptySubject {
-		return nil
-	}
-	name := subject
-	// A context prefix is ":.ctx:"; what follows it is the subject.
-	if strings.HasPrefix(name, ":.") {
-		if i := strings.Index(name[2:], ":"); i >= 0 {
-			name = name[2+i+1:]
+	return checkQualifiedSubject(subject, false, s.settings.rejectEmptySubject)
+}
+
+// splitQualified splits subject as Confluent's QualifiedSubject (without a
+// tenant): ":.ctx:name" is context ".ctx" and name "name", ":.ctx" context
+// ".ctx" and name "", ":*:name" context "*" and name "name", anything else
+// context "." and the subject itself.
+func splitQualified(subject string) (ctx, name string) {
+	switch {
+	case strings.HasPrefix(subject, ":."):
+		if i := strings.Index(subject[2:], ":"); i >= 0 {
+			return subject[1 : 2+i], subject[2+i+1:]
 		}
+		return subject[1:], ""
+	case strings.HasPrefix(subject, ":*:"):
+		return "*", subject[3:]
 	}
-	if name == "" || name == "*" {
+	return ".", subject
+}
+
+// checkQualifiedSubject is Confluent's QualifiedSubject.isValidSubject
+// (isConfigOrMode, !allowEmptyOrWildcard as rejectEmpty): 42208.
+func checkQualifiedSubject(subject string, configOrMode, rejectEmpty bool) error {
+	ctx, name := splitQualified(subject)
+	switch {
+	case name == "__GLOBAL" || name == "__EMPTY":
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid subject %q: %s is a reserved subject name", subject, name)
+	case rejectEmpty && (name == "" || name == "*"):
 		return srerr.New(srerr.ErrInvalidSubject, "Invalid subject %q: the server refuses an empty or wildcard subject", subject)
+	case !configOrMode && ctx == ".__GLOBAL":
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid subject %q: the .__GLOBAL context is only for config and mode", subject)
 	}
 	return nil
 }

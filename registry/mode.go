@@ -128,6 +128,9 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 		if err := ValidateSubject(subject); err != nil {
 			return "", err
 		}
+		if err := checkQualifiedSubject(subject, true, false); err != nil {
+			return "", err
+		}
 	}
 	err = s.update(ctx, "set mode", func(tx Tx) error {
 		if m == ModeImport && !force {
@@ -164,6 +167,9 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 func (s *Service) ClearMode(ctx context.Context, subject string) error {
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
+			return err
+		}
+		if err := checkQualifiedSubject(subject, true, false); err != nil {
 			return err
 		}
 	}

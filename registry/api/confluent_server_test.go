@@ -185,3 +185,41 @@ func TestReferenceVersionsLenientByDefault(t *testing.T) {
 	e.run(conflictingReferences(step{method: "POST", path: "/subjects/shipment/versions",
 		body: schemaBody(rvShipment, rvReferrers+rvAddrRef1+`,`+rvCustRef+`]`), json: `{"id":4}`}))
 }
+
+// TestConfluentQualifiedSubjectIsValidSubject: Confluent's
+// QualifiedSubject.isValidSubject, parsing the subject as QualifiedSubject
+// does (":.ctx:name", ":.ctx" the empty name of context .ctx, ":*:name"):
+// the names __GLOBAL and __EMPTY are always refused (42208), on register
+// and on PUT /config and /mode; the .__GLOBAL context only for config and
+// mode; with schema.reject.empty.subject (--reject-empty-subject) an empty
+// or wildcard name in any context is refused on register too.
+func TestConfluentQualifiedSubjectIsValidSubject(t *testing.T) {
+	reg := func(subject string, status, code int) step {
+		return step{method: "POST", path: "/subjects/" + subject + "/versions", body: schemaBody(cfV1), status: status, code: code}
+	}
+	newEnvService(t, nil).run([]step{
+		reg("__GLOBAL", 422, 42208),
+		reg("__EMPTY", 422, 42208),
+		reg(":.ctx:__GLOBAL", 422, 42208),
+		reg(":.__GLOBAL:x", 422, 42208),
+		{method: "PUT", path: "/config/__GLOBAL", body: `{"compatibility":"NONE"}`, status: 422, code: 42208},
+		{method: "PUT", path: "/config/__EMPTY", body: `{"compatibility":"NONE"}`, status: 422, code: 42208},
+		{method: "PUT", path: "/mode/__GLOBAL", body: `{"mode":"READONLY"}`, status: 422, code: 42208},
+		{method: "PUT", path: "/config/:.__GLOBAL:x", body: `{"compatibility":"NONE"}`},
+		{method: "GET", path: "/subjects", json: `[]`},
+		// Not reserved: a name that only contains one, and, without the
+		// setting, an empty name.
+		reg("__GLOBALS", 0, 0),
+		reg(":.ctx", 0, 0),
+	})
+	e := newEnvService(t, []registry.Option{registry.WithRejectEmptySubject(true)})
+	e.run([]step{
+		reg(":.ctx", 422, 42208),
+		reg(":.", 422, 42208),
+		reg(":*:", 422, 42208),
+		reg(":*:*", 422, 42208),
+		reg(":.ctx:*", 422, 42208),
+		reg(":.ctx:x", 0, 0),
+		{method: "GET", path: "/subjects", json: `[":.ctx:x"]`},
+	})
+}
