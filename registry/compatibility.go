@@ -176,24 +176,33 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 		return compat.Result{}, nil, fmt.Errorf("check compatibility: %w", err)
 	}
 	res.Findings = append(res.Findings, foreign...)
-	if !res.Compatible() {
-		// Load the texts of the versions that failed, for the messages.
-		for _, fd := range res.Findings {
-			if _, ok := olds[fd.Version]; ok {
-				continue
-			}
-			for _, v := range versions {
-				if v.Version == fd.Version {
-					st, err := tx.SchemaByID(ctx, v.SchemaID)
-					if err != nil {
-						return compat.Result{}, nil, fmt.Errorf("load schema %d: %w", v.SchemaID, err)
-					}
-					olds[v.Version] = st
+	if err := loadFailedVersions(ctx, tx, res, versions, olds); err != nil {
+		return compat.Result{}, nil, err
+	}
+	return res, olds, nil
+}
+
+// loadFailedVersions adds to olds the stored schema of each version a
+// finding of res names and olds lacks (the messages quote them).
+func loadFailedVersions(ctx context.Context, tx Tx, res compat.Result, versions []SubjectVersion, olds map[int]Schema) error {
+	if res.Compatible() {
+		return nil
+	}
+	for _, fd := range res.Findings {
+		if _, ok := olds[fd.Version]; ok {
+			continue
+		}
+		for _, v := range versions {
+			if v.Version == fd.Version {
+				st, err := tx.SchemaByID(ctx, v.SchemaID)
+				if err != nil {
+					return fmt.Errorf("load schema %d: %w", v.SchemaID, err)
 				}
+				olds[v.Version] = st
 			}
 		}
 	}
-	return res, olds, nil
+	return nil
 }
 
 // undecided returns 42285 when a finding of res says that its format

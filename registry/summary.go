@@ -150,21 +150,8 @@ func (s *Service) compatibility(ctx context.Context, tx Tx, subject string, f co
 	if olds == nil {
 		olds = map[int]Schema{}
 	}
-	if !res.Compatible() {
-		for _, fd := range res.Findings {
-			if _, ok := olds[fd.Version]; ok {
-				continue
-			}
-			for _, v := range versions {
-				if v.Version == fd.Version {
-					st, err := tx.SchemaByID(ctx, v.SchemaID)
-					if err != nil {
-						return compat.Result{}, nil, fmt.Errorf("load schema %d: %w", v.SchemaID, err)
-					}
-					olds[v.Version] = st
-				}
-			}
-		}
+	if err := loadFailedVersions(ctx, tx, res, versions, olds); err != nil {
+		return compat.Result{}, nil, err
 	}
 	return res, olds, nil
 }

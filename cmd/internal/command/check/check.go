@@ -333,25 +333,21 @@ func baselineFor(cmd *cobra.Command, p *project.Project, o options) (project.Bas
 
 // writeFile writes what write writes to the file at path, replacing it.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create report file: %w", err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return writeTo(path, "create report file", os.O_CREATE|os.O_TRUNC|os.O_WRONLY, write)
 }
 
 // appendTo appends what write writes to the file at path.
 func appendTo(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	return writeTo(path, "open output file", os.O_CREATE|os.O_APPEND|os.O_WRONLY, write)
+}
+
+// writeTo opens path with flag (mode 0644 when it creates it) and writes
+// what write writes; a failed open is "what: …", a failed close an error
+// too, since it may lose data.
+func writeTo(path, what string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
-		return fmt.Errorf("open output file: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if err := write(f); err != nil {
 		f.Close()
