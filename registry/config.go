@@ -209,7 +209,7 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		}
 		if err != nil {
 			return Config{}, srerr.New(srerr.ErrInvalidCompatibility,
-				"Invalid compatibility level %q. Valid values are NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL and FULL_TRANSITIVE", *upd.Compatibility)
+				"Invalid compatibility level %q. Valid values are NONE, BACKWARD, BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL and FULL_TRANSITIVE", compat.Clip(*upd.Compatibility))
 		}
 		name := string(l)
 		upd.Compatibility = &name

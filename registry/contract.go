@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -107,7 +108,7 @@ func checkMembers(raw json.RawMessage, into any, what string, code *srerr.Error)
 		return srerr.New(code, "Cannot read field %q: got JSON %s, want %s", field, typ.Value, goKind(typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return srerr.New(code, "Unrecognized field in %s: %s", what, name)
+		return srerr.New(code, "Unrecognized field in %s: %s", what, compat.Clip(name))
 	}
 	return srerr.New(code, "Cannot read %s: %s", what, strings.TrimPrefix(err.Error(), "json: "))
 }

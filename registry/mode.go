@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/governance"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -23,7 +24,7 @@ func ParseMode(s string) (Mode, error) {
 		}
 	}
 	return "", srerr.New(srerr.ErrInvalidMode,
-		"Invalid mode %q. Valid values are READWRITE, READONLY, READONLY_OVERRIDE and IMPORT", s)
+		"Invalid mode %q. Valid values are READWRITE, READONLY, READONLY_OVERRIDE and IMPORT", compat.Clip(s))
 }
 
 // storedMode returns the mode of subject ("" global) and whether one is

@@ -94,9 +94,9 @@ func tagTarget(records map[string]*node, t compat.SchemaTags) (*[]member, error)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("schema tags: entity type %q of %q: want SR_RECORD or SR_FIELD", t.Kind, t.Path)
+		return nil, fmt.Errorf("schema tags: entity type %q of %q: want SR_RECORD or SR_FIELD", compat.Clip(t.Kind), compat.Clip(t.Path))
 	}
-	return nil, fmt.Errorf("schema tags: %s %q names no record or field of the schema", t.Kind, t.Path)
+	return nil, fmt.Errorf("schema tags: %s %q names no record or field of the schema", t.Kind, compat.Clip(t.Path))
 }
 
 // retag sets the tags property of props to its tags plus add minus

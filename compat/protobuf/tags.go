@@ -124,9 +124,9 @@ func tagTarget(fdp *descriptorpb.FileDescriptorProto, t compat.SchemaTags) (prot
 			}
 		}
 	default:
-		return nil, "", fmt.Errorf("schema tags: entity type %q of %q: want SR_RECORD or SR_FIELD", t.Kind, t.Path)
+		return nil, "", fmt.Errorf("schema tags: entity type %q of %q: want SR_RECORD or SR_FIELD", compat.Clip(t.Kind), compat.Clip(t.Path))
 	}
-	return nil, "", fmt.Errorf("schema tags: %s %q names no message or field of the schema", t.Kind, t.Path)
+	return nil, "", fmt.Errorf("schema tags: %s %q names no message or field of the schema", t.Kind, compat.Clip(t.Path))
 }
 
 // findMessage returns the message names leads to (["Outer", "Inner"]),

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -205,4 +206,30 @@ func TestConfluentMaybeModifyPreviousRuleSetRemovesLastRule(t *testing.T) {
 			body: `{"rulesToRemove":["r1"]}`},
 		{method: "GET", path: "/subjects/s/versions/4", contains: []string{`"name":"r2"`}, notContains: []string{`"r1"`}},
 	})
+}
+
+// TestConfluentErrorEchoIsClipped: Confluent answers an unknown tag path
+// with 42201 (InvalidSchemaException) naming it; Charter names at most
+// compat.MaxEchoBytes bytes of any input an error echoes (the path, an
+// unknown mode or level, an unrecognized member), so a 1 MB path does not
+// give a 1 MB error body.
+func TestConfluentErrorEchoIsClipped(t *testing.T) {
+	huge := strings.Repeat("p", 200_000) // under the default --max-body-bytes
+	e := newEnvFormats(t, allFormats)
+	for _, s := range []step{
+		{method: "POST", path: "/subjects/test/versions", body: pbTyped(tagParcel), json: `{"id":1}`},
+		{method: "POST", path: "/subjects/test/versions/latest/tags", status: 422, code: 42201,
+			body: `{"tagsToAdd":[` + fieldTags("Parcel."+huge, "PII") + `]}`, contains: []string{"…"}},
+		{method: "POST", path: "/subjects/avro/versions", status: 422, code: 42201, contains: []string{"…"},
+			body: schemaBody(cfRec, `"schemaTagsToAdd":[{"entity":{"entityPath":"Order.`+huge+`","entityType":"SR_FIELD"},"tags":["PII"]}]`)},
+		{method: "PUT", path: "/mode", body: `{"mode":"` + huge + `"}`, status: 422, code: 42204, contains: []string{"…"}},
+		{method: "PUT", path: "/config", body: `{"compatibility":"` + huge + `"}`, status: 422, code: 42203, contains: []string{"…"}},
+		{method: "PUT", path: "/config", body: `{"defaultMetadata":{"` + huge + `":1}}`, status: 422, code: 422, contains: []string{"…"}},
+	} {
+		status, _, body := e.do(s.method, s.path, s.body)
+		if len(body) > 1000 {
+			t.Errorf("%s %s: %d, error body of %d bytes", s.method, s.path, status, len(body))
+		}
+		e.run([]step{s})
+	}
 }
