@@ -328,3 +328,25 @@ func TestDekRegistryAPIDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestDekRegistryCreateDekVersionIsInt32: Confluent's
+// CreateDekRequest.version is a Java Integer, and the {version} path
+// segment is read as one: a version beyond 2^31-1 (2147483648, 2^53) is
+// refused, 42271 in the body (an invalid field of a key) and 42202 in the
+// path, and nothing is stored; 2^31-1 itself is a version.
+func TestDekRegistryCreateDekVersionIsInt32(t *testing.T) {
+	e := newEnv(t)
+	e.keyCall("POST", keks, `{"name":"kek1","kmsType":"local-kms","kmsKeyId":"mykey"}`, 200, 0)
+	const mat = "AQIDBAUGBwgJCgsMDQ4PEA=="
+	for _, v := range []string{"2147483648", "9007199254740992"} {
+		e.keyCall("POST", keks+"/kek1/deks/orders-value", `{"version":`+v+`,"encryptedKeyMaterial":"`+mat+`"}`, 422, 42271)
+		e.keyCall("GET", keks+"/kek1/deks/orders-value/versions/"+v, "", 422, 42202)
+	}
+	if got := e.keyCall("GET", keks+"/kek1/deks/orders-value/versions", "", 200, 0); got != `[]` {
+		t.Errorf("versions after the refusals = %s", got)
+	}
+	e.keyCall("POST", keks+"/kek1/deks/orders-value", `{"version":2147483647,"encryptedKeyMaterial":"`+mat+`"}`, 200, 0)
+	if got := e.keyCall("GET", keks+"/kek1/deks/orders-value/versions", "", 200, 0); got != `[2147483647]` {
+		t.Errorf("versions = %s", got)
+	}
+}

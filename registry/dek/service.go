@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -96,7 +97,7 @@ func ParseVersion(s string) (int, error) {
 		return LatestVersion, nil
 	}
 	v, err := strconv.Atoi(s)
-	if err != nil || (v < 1 && v != LatestVersion) {
+	if err != nil || (v < 1 && v != LatestVersion) || v > math.MaxInt32 {
 		return 0, srerr.New(srerr.ErrInvalidVersion,
 			"The specified version '%s' is not a valid version id. Allowed values are between [1, 2^31-1] and the string \"latest\"", s)
 	}
@@ -531,7 +532,8 @@ func (s *Service) CreateDek(ctx context.Context, kekName string, r CreateDekRequ
 	if r.Algorithm != "" && !ValidAlgorithm(r.Algorithm) {
 		return Dek{}, invalid("algorithm")
 	}
-	if r.Version < 0 {
+	if r.Version < 0 || r.Version > math.MaxInt32 {
+		// Confluent's CreateDekRequest.version is a Java Integer.
 		return Dek{}, invalid("version")
 	}
 	if r.EncryptedKeyMaterial != "" {
