@@ -79,6 +79,9 @@ func mergeConfig(base, over Config) Config {
 	if over.Alias != "" {
 		base.Alias = over.Alias
 	}
+	if over.AliasForDeks != "" {
+		base.AliasForDeks = over.AliasForDeks
+	}
 	if over.DefaultMetadata != nil {
 		base.DefaultMetadata = over.DefaultMetadata
 	}
@@ -141,6 +144,7 @@ type ConfigUpdate struct {
 	ValidateRules      *bool
 	CompatibilityGroup *string
 	Alias              *string
+	AliasForDeks       *string
 	DefaultMetadata    json.RawMessage
 	OverrideMetadata   json.RawMessage
 	DefaultRuleSet     json.RawMessage
@@ -169,6 +173,9 @@ func (u ConfigUpdate) apply(c Config) Config {
 	}
 	if u.Alias != nil {
 		c.Alias = *u.Alias
+	}
+	if u.AliasForDeks != nil {
+		c.AliasForDeks = *u.AliasForDeks
 	}
 	for _, f := range []struct {
 		upd json.RawMessage
@@ -253,6 +260,29 @@ func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdat
 		// that never set a level answers without one (GET /config still
 		// reads the default).
 		out = next
+		return nil
+	})
+	return out, err
+}
+
+// DekSubject returns the subject whose DEKs a DEK route naming subject
+// uses, as Confluent's AliasFilter rewrites the segment after deks/: the
+// aliasForDeks of subject's own config, else its alias, else subject.
+func (s *Service) DekSubject(ctx context.Context, subject string) (string, error) {
+	if subject == "" {
+		return subject, nil
+	}
+	out := subject
+	err := s.view(ctx, "resolve dek alias", func(tx Tx) error {
+		c, ok, err := storedConfig(ctx, tx, subject)
+		switch {
+		case err != nil || !ok:
+			return err
+		case c.AliasForDeks != "":
+			out = c.AliasForDeks
+		case c.Alias != "":
+			out = c.Alias
+		}
 		return nil
 	})
 	return out, err

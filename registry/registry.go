@@ -78,12 +78,15 @@ type Config struct {
 	// ValidateNewSchemas and ValidateRules are kept and answered, as
 	// Confluent's Config does, and have no effect: Charter validates
 	// every new schema and every rule.
-	ValidateNewSchemas *bool           `json:"validateNewSchemas,omitempty"`
-	ValidateRules      *bool           `json:"validateRules,omitempty"`
-	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
-	Alias              string          `json:"alias,omitempty"`
-	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`
-	OverrideMetadata   json.RawMessage `json:"overrideMetadata,omitempty"`
-	DefaultRuleSet     json.RawMessage `json:"defaultRuleSet,omitempty"`
-	OverrideRuleSet    json.RawMessage `json:"overrideRuleSet,omitempty"`
+	ValidateNewSchemas *bool  `json:"validateNewSchemas,omitempty"`
+	ValidateRules      *bool  `json:"validateRules,omitempty"`
+	CompatibilityGroup string `json:"compatibilityGroup,omitempty"`
+	Alias              string `json:"alias,omitempty"`
+	// AliasForDeks, when set, is the subject whose DEKs the DEK routes of
+	// this subject use, before Alias (Confluent's AliasFilter).
+	AliasForDeks     string          `json:"aliasForDeks,omitempty"`
+	DefaultMetadata  json.RawMessage `json:"defaultMetadata,omitempty"`
+	OverrideMetadata json.RawMessage `json:"overrideMetadata,omitempty"`
+	DefaultRuleSet   json.RawMessage `json:"defaultRuleSet,omitempty"`
+	OverrideRuleSet  json.RawMessage `json:"overrideRuleSet,omitempty"`
 }

@@ -16,7 +16,8 @@ import (
 // not act on are accepted, so that a config copied from Confluent applies:
 // validateNewSchemas and validateRules are stored and answered, with no
 // effect (Charter always validates a new schema and its rules);
-// compatibilityPolicy and aliasForDeks are ignored.
+// compatibilityPolicy is ignored. aliasForDeks is stored and, as alias,
+// cleared by JSON null or "".
 type configRequest struct {
 	Compatibility       *string         `json:"compatibility"`
 	CompatibilityLevel  *string         `json:"compatibilityLevel"`
@@ -26,7 +27,7 @@ type configRequest struct {
 	ValidateFields      *bool           `json:"validateFields"`
 	ValidateRules       *bool           `json:"validateRules"`
 	ValidateNewSchemas  *bool           `json:"validateNewSchemas"`
-	AliasForDeks        *string         `json:"aliasForDeks"`
+	AliasForDeks        clearableString `json:"aliasForDeks"`
 	Alias               clearableString `json:"alias"`
 	DefaultMetadata     json.RawMessage `json:"defaultMetadata"`
 	OverrideMetadata    json.RawMessage `json:"overrideMetadata"`
@@ -43,6 +44,7 @@ func (q configRequest) toUpdate() registry.ConfigUpdate {
 		ValidateRules:      q.ValidateRules,
 		CompatibilityGroup: q.CompatibilityGroup.update(),
 		Alias:              q.Alias.update(),
+		AliasForDeks:       q.AliasForDeks.update(),
 		DefaultMetadata:    q.DefaultMetadata,
 		OverrideMetadata:   q.OverrideMetadata,
 		DefaultRuleSet:     q.DefaultRuleSet,
@@ -91,6 +93,7 @@ type configUpdateResponse struct {
 	ValidateRules      *bool           `json:"validateRules,omitempty"`
 	CompatibilityGroup string          `json:"compatibilityGroup,omitempty"`
 	Alias              string          `json:"alias,omitempty"`
+	AliasForDeks       string          `json:"aliasForDeks,omitempty"`
 	DefaultMetadata    json.RawMessage `json:"defaultMetadata,omitempty"`
 	OverrideMetadata   json.RawMessage `json:"overrideMetadata,omitempty"`
 	DefaultRuleSet     json.RawMessage `json:"defaultRuleSet,omitempty"`
@@ -118,6 +121,9 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(req.Alias.v) != "" && r.PathValue("subject") != "" && !s.mayWriteAliasTarget(w, r, strings.TrimSpace(req.Alias.v)) {
 		return
 	}
+	if strings.TrimSpace(req.AliasForDeks.v) != "" && r.PathValue("subject") != "" && !s.mayWriteAliasTarget(w, r, strings.TrimSpace(req.AliasForDeks.v)) {
+		return
+	}
 	c, err := s.svc.SetConfig(r.Context(), r.PathValue("subject"), req.toUpdate())
 	if err != nil {
 		writeError(w, r, s.log, err)
@@ -131,6 +137,7 @@ func (s *server) putConfig(w http.ResponseWriter, r *http.Request) {
 		ValidateRules:      c.ValidateRules,
 		CompatibilityGroup: c.CompatibilityGroup,
 		Alias:              c.Alias,
+		AliasForDeks:       c.AliasForDeks,
 		DefaultMetadata:    c.DefaultMetadata,
 		OverrideMetadata:   c.OverrideMetadata,
 		DefaultRuleSet:     c.DefaultRuleSet,

@@ -23,14 +23,30 @@ func (s *server) keyRoutes(mux *router) {
 	mux.HandleFunc("POST "+dekPrefix+"/{name}/test", s.testKek)
 	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks", s.listDekSubjects)
 	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks", s.createDek)
-	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}", s.getDek)
-	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}", s.createDek)
-	mux.HandleFunc("DELETE "+dekPrefix+"/{name}/deks/{subject}", s.deleteDeks)
-	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}/undelete", s.undeleteDeks)
-	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}/versions", s.listDekVersions)
-	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}/versions/{version}", s.getDek)
-	mux.HandleFunc("DELETE "+dekPrefix+"/{name}/deks/{subject}/versions/{version}", s.deleteDekVersion)
-	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}/versions/{version}/undelete", s.undeleteDekVersion)
+	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}", s.dekAlias(s.getDek))
+	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}", s.dekAlias(s.createDek))
+	mux.HandleFunc("DELETE "+dekPrefix+"/{name}/deks/{subject}", s.dekAlias(s.deleteDeks))
+	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}/undelete", s.dekAlias(s.undeleteDeks))
+	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}/versions", s.dekAlias(s.listDekVersions))
+	mux.HandleFunc("GET "+dekPrefix+"/{name}/deks/{subject}/versions/{version}", s.dekAlias(s.getDek))
+	mux.HandleFunc("DELETE "+dekPrefix+"/{name}/deks/{subject}/versions/{version}", s.dekAlias(s.deleteDekVersion))
+	mux.HandleFunc("POST "+dekPrefix+"/{name}/deks/{subject}/versions/{version}/undelete", s.dekAlias(s.undeleteDekVersion))
+}
+
+// dekAlias runs h with the {subject} path value that Confluent's
+// AliasFilter makes of it: the subject config's aliasForDeks, else its
+// alias, else the subject itself. Access was decided on the subject
+// named; setting an alias needs write access to its target.
+func (s *server) dekAlias(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		subject, err := s.svc.DekSubject(r.Context(), r.PathValue("subject"))
+		if err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+		r.SetPathValue("subject", subject)
+		h(w, r)
+	}
 }
 
 // decodeKeyBody reads a DEK registry request body. Confluent's entities

@@ -350,3 +350,40 @@ func TestDekRegistryCreateDekVersionIsInt32(t *testing.T) {
 		t.Errorf("versions = %s", got)
 	}
 }
+
+// TestDekRegistryAliasFilter: Confluent's AliasFilter rewrites the
+// segment after deks/ of a DEK route to the subject config's
+// aliasForDeks, else its alias; PUT /config stores and answers
+// aliasForDeks, and JSON null clears it.
+func TestDekRegistryAliasFilter(t *testing.T) {
+	e := newEnv(t)
+	e.keyCall("POST", keks, `{"name":"kek1","kmsType":"local-kms","kmsKeyId":"mykey"}`, 200, 0)
+	const mat = "AQIDBAUGBwgJCgsMDQ4PEA=="
+	dek := `{"encryptedKeyMaterial":"` + mat + `"}`
+	e.keyCall("POST", keks+"/kek1/deks/target-value", dek, 200, 0)
+	e.keyCall("POST", keks+"/kek1/deks/other-value", dek, 200, 0)
+	e.run([]step{
+		{method: "PUT", path: "/config/a-value", body: `{"alias":"other-value","aliasForDeks":"target-value"}`,
+			contains: []string{`"alias":"other-value"`, `"aliasForDeks":"target-value"`}},
+		{method: "GET", path: "/config/a-value", contains: []string{`"aliasForDeks":"target-value"`}},
+		{method: "PUT", path: "/config/b-value", body: `{"alias":"other-value"}`},
+	})
+	// aliasForDeks first, then alias.
+	if got := e.keyCall("GET", keks+"/kek1/deks/a-value", "", 200, 0); !strings.Contains(got, `"subject":"target-value"`) {
+		t.Errorf("GET deks/a-value = %s, want target-value's DEK", got)
+	}
+	if got := e.keyCall("GET", keks+"/kek1/deks/b-value/versions/1", "", 200, 0); !strings.Contains(got, `"subject":"other-value"`) {
+		t.Errorf("GET deks/b-value/versions/1 = %s, want other-value's DEK", got)
+	}
+	// A DEK created through the alias is the target's.
+	e.keyCall("POST", keks+"/kek1/deks/a-value", `{"version":2,"encryptedKeyMaterial":"`+mat+`"}`, 200, 0)
+	if got := e.keyCall("GET", keks+"/kek1/deks/target-value/versions", "", 200, 0); got != `[1,2]` {
+		t.Errorf("target-value versions = %s", got)
+	}
+	e.keyCall("GET", keks+"/kek1/deks/none-value", "", 404, 40470)
+	// Cleared, aliasForDeks no longer applies; alias does.
+	e.run([]step{{method: "PUT", path: "/config/a-value", body: `{"aliasForDeks":null}`, notContains: []string{"aliasForDeks"}}})
+	if got := e.keyCall("GET", keks+"/kek1/deks/a-value", "", 200, 0); !strings.Contains(got, `"subject":"other-value"`) {
+		t.Errorf("GET deks/a-value after clearing = %s, want other-value's DEK", got)
+	}
+}

@@ -23,6 +23,7 @@ func fullConfig() registry.Config {
 		ValidateRules:      ptr(false),
 		CompatibilityGroup: "application.major.version",
 		Alias:              "orders-value",
+		AliasForDeks:       "orders-keys",
 		DefaultMetadata:    json.RawMessage(`{"properties":{"owner":"team-a"}}`),
 		OverrideMetadata:   json.RawMessage(`{"tags":{"email":["PII"]}}`),
 		DefaultRuleSet:     json.RawMessage(`{"domainRules":[{"name":"r","kind":"CONDITION","type":"CEL","expr":"true"}]}`),
