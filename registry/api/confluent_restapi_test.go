@@ -1275,6 +1275,13 @@ func TestConfluentMetadataRuleMemberTypes(t *testing.T) {
 			{method: "PUT", path: "/config", body: `{"defaultRuleSet":` + r.body + `}`, status: 422, code: 422, contains: []string{cfgMember}},
 		})
 	}
+	// A metadata that is no object is refused on the tags route too
+	// (it was dropped there), as on register and in PUT /config.
+	e.run([]step{
+		{method: "POST", path: "/subjects/s/versions/latest/tags", body: `{"metadata":5}`, status: 422, code: 42201, contains: []string{"metadata"}},
+		{method: "POST", path: "/subjects/s/versions/latest/tags", body: `{"metadata":[1]}`, status: 422, code: 42201, contains: []string{"metadata"}},
+		{method: "PUT", path: "/config", body: `{"overrideMetadata":[1]}`, status: 422, code: 42201, contains: []string{"overrideMetadata"}},
+	})
 	// Nothing was stored; members of the declared types are.
 	e.run([]step{
 		{method: "GET", path: "/subjects/s/versions", json: `[1]`},
