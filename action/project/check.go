@@ -181,7 +181,7 @@ func Check(ctx context.Context, p *Project, opts Options) (*Result, error) {
 			// weaker.
 			c.add(rule.Finding{RuleID: RuleLevelIgnored, Severity: rule.Notice, Subject: name, File: c.configFile(),
 				Message: fmt.Sprintf("charter.yaml sets level %s for subject %s, but the registry applies %s: registration is judged at %s, so check is too", sub.Level, name, l, l),
-				Hint:    fmt.Sprintf("charter.yaml may only make the registry's level stricter (its directions include the registry's, transitive if the registry's is); to loosen it, change the subject's level in the registry (charter config set %s --level %s) if every producer and consumer may, or remove the level from charter.yaml", name, sub.Level)}, sub)
+				Hint:    fmt.Sprintf("charter.yaml may only make the registry's level stricter (its directions include the registry's, transitive if the registry's is); to loosen it, change the subject's level in the registry (charter config set %s --level %s) if every producer and consumer may, or remove the level from charter.yaml", rule.ShellArg(name), sub.Level)}, sub)
 			sub.Level = l
 		}
 	}

@@ -2,6 +2,7 @@ package project
 
 import (
 	"fmt"
+	"net/url"
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/protobuf"
@@ -55,7 +56,7 @@ func (p *Project) checker(s *Schema, baseline string, regPolicy bool) (compat.Fo
 		} else {
 			notice = &rule.Finding{RuleID: RuleProfileIgnored, Severity: rule.Notice, Subject: s.Subject,
 				Message: fmt.Sprintf("charter.yaml sets protobuf_profile %s for subject %s, but the registry's policy applies %s: registration is judged with %s, so check is too", profileName(local), s.Subject, profileName(baseline), profileName(baseline)),
-				Hint:    fmt.Sprintf("charter.yaml may only make the registry's profile stricter (WIRE_JSON over WIRE); to change it, set protobufProfile in the registry's policy (PUT /governance/subjects/%s/policy) if every producer and consumer may, or remove protobuf_profile from charter.yaml", s.Subject)}
+				Hint:    fmt.Sprintf("charter.yaml may only make the registry's profile stricter (WIRE_JSON over WIRE); to change it, set protobufProfile in the registry's policy (PUT /governance/subjects/%s/policy) if every producer and consumer may, or remove protobuf_profile from charter.yaml", url.PathEscape(s.Subject))}
 		}
 	} else if lerr != nil {
 		profile = local // reported as SCHEMA_INVALID, as offline

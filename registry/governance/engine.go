@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -320,7 +321,7 @@ func (e *evaluation) owner() {
 	e.add(rule.Finding{RuleID: RuleOwnerMissing,
 		Message: fmt.Sprintf("subject %s has no owner: no team, contact channel or description is recorded", e.subject),
 		Hint: fmt.Sprintf("charter owners %s --team TEAM --contact CHANNEL --description TEXT (PUT /governance/subjects/%s/owner), or set the %q metadata property",
-			e.subject, e.subject, PropOwner)})
+			rule.ShellArg(e.subject), url.PathEscape(e.subject), PropOwner)})
 }
 
 func previousMetadata(v *Version) []byte {

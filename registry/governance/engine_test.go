@@ -226,6 +226,13 @@ func TestOwnerMissing(t *testing.T) {
 	if !strings.Contains(res.Findings[0].Hint, "charter owners orders-value") {
 		t.Errorf("hint %q", res.Findings[0].Hint)
 	}
+	// A subject a shell would split or expand is quoted as one word, and
+	// escaped in the REST path.
+	spaced := governance.SubjectState{Subject: "my order's-value"}
+	res = governance.Evaluate(avroInput(t, spaced, day(0), "", shipmentsV1))
+	if h := res.Findings[0].Hint; !strings.Contains(h, `charter owners 'my order'\''s-value' --team`) || !strings.Contains(h, "/governance/subjects/my%20order%27s-value/owner") {
+		t.Errorf("hint for a subject with a space and a quote: %q", h)
+	}
 	st.Policy.Rules = map[string]string{governance.RuleOwnerMissing: "error"}
 	if res := governance.Evaluate(avroInput(t, st, day(0), "", shipmentsV1)); !res.Failed() {
 		t.Error("OWNER_MISSING at error does not fail")
