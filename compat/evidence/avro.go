@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -153,6 +154,12 @@ func newAvroEngine(ctx context.Context, r, w *avro.Schema) (*avroEngine, error) 
 			return nil, fmt.Errorf("%w: an Avro writer that holds its own record in an array or a map (hamba cannot resolve it)", ErrUnsupported)
 		}
 		return e, nil
+	}
+	// hamba's resolution cannot be stopped: a pair whose resolution
+	// may outlast the time bound is not started at all (its goroutine
+	// would run on after the answer).
+	if err := e.checkResolveCost(); err != nil {
+		return nil, err
 	}
 	if e.enumLacksSymbol() {
 		// The whole pair cannot resolve: skip hamba's attempt, which
@@ -734,14 +741,23 @@ var errAbandoned = errors.New("evidence: the time bound ended a schema resolutio
 // resolveCtx is c.Resolve(r, w) bounded by ctx: hamba's resolution does
 // not take a context, so it runs aside and is abandoned (errAbandoned)
 // when ctx ends first; its goroutine then finishes on its own and its
-// result is dropped.
+// result is dropped. So that this leftover work stays small, a
+// resolution whose estimated cost (resolveCost) does not fit in a
+// quarter of the time ctx has left is not started (errAbandoned), and a
+// pair too costly from the start is not read at all (checkResolveCost).
 func resolveCtx(ctx context.Context, c *hamba.SchemaCompatibility, r, w hamba.Schema) (hamba.Schema, error) {
 	if ctx == nil || ctx.Done() == nil {
+		resolutionsStarted.Add(1)
 		return c.Resolve(r, w)
 	}
 	if ctx.Err() != nil {
 		return nil, errAbandoned
 	}
+	if cost := resolveCost(r, w); !fitsTime(ctx, cost) {
+		// Never started: an abandoned resolution would run on.
+		return nil, fmt.Errorf("%w (%d enum symbol comparisons)", errAbandoned, cost)
+	}
+	resolutionsStarted.Add(1)
 	type result struct {
 		s   hamba.Schema
 		err error
@@ -757,6 +773,109 @@ func resolveCtx(ctx context.Context, c *hamba.SchemaCompatibility, r, w hamba.Sc
 	case <-ctx.Done():
 		return nil, errAbandoned
 	}
+}
+
+// resolutionsStarted counts the hamba resolutions started (the tests
+// check that none starts past the bound).
+var resolutionsStarted atomic.Int64
+
+// resolveNsPerCost is a generous estimate of hamba's time per enum
+// symbol comparison (measured about 7 ns: it searches the reader's
+// symbols linearly for each writer symbol).
+const resolveNsPerCost = 10
+
+// fitsTime reports whether a resolution of the given cost (resolveCost)
+// fits comfortably (a quarter) in the time ctx has left; always true
+// without a deadline, where nothing is abandoned.
+func fitsTime(ctx context.Context, cost int64) bool {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return true
+	}
+	left := time.Until(dl)
+	return cost <= int64(left/4)/resolveNsPerCost
+}
+
+// resolveCost estimates the work of hamba's resolution of w by r: the
+// part that grows with the square of the schemas, the symbol comparisons
+// of each writer enum with the reader's enums of its name or aliases.
+func resolveCost(r, w hamba.Schema) int64 {
+	cost, _, _ := resolveCostOf(r, w)
+	return cost
+}
+
+// resolveCostOf is resolveCost with the costliest enum of the writer and
+// the larger of its symbol counts, writer's or reader's.
+func resolveCostOf(r, w hamba.Schema) (cost int64, worst *hamba.EnumSchema, symbols int64) {
+	readerSyms := map[string]int64{}
+	walkEnums(r, map[string]bool{}, func(en *hamba.EnumSchema) {
+		for _, n := range append([]string{en.Name()}, en.Aliases()...) {
+			readerSyms[simpleName(n)] += int64(len(en.Symbols()))
+		}
+	})
+	var most int64
+	walkEnums(w, map[string]bool{}, func(en *hamba.EnumSchema) {
+		var rs int64
+		for _, n := range append([]string{en.Name()}, en.Aliases()...) {
+			rs = max(rs, readerSyms[simpleName(n)])
+		}
+		c := int64(len(en.Symbols())) * rs
+		cost += c
+		if worst == nil || c > most {
+			worst, most, symbols = en, c, max(int64(len(en.Symbols())), rs)
+		}
+	})
+	return cost, worst, symbols
+}
+
+func simpleName(n string) string {
+	if i := strings.LastIndexByte(n, '.'); i >= 0 {
+		return n[i+1:]
+	}
+	return n
+}
+
+// walkEnums calls f on each enum of s, once per named type.
+func walkEnums(s hamba.Schema, seen map[string]bool, f func(*hamba.EnumSchema)) {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if seen[n.FullName()] {
+			return
+		}
+		seen[n.FullName()] = true
+	}
+	switch t := s.(type) {
+	case *hamba.EnumSchema:
+		f(t)
+	case *hamba.RecordSchema:
+		for _, fd := range t.Fields() {
+			walkEnums(fd.Type(), seen, f)
+		}
+	case *hamba.ArraySchema:
+		walkEnums(t.Items(), seen, f)
+	case *hamba.MapSchema:
+		walkEnums(t.Values(), seen, f)
+	case *hamba.UnionSchema:
+		for _, b := range t.Types() {
+			walkEnums(b, seen, f)
+		}
+	}
+}
+
+// tooLargeError is a pair whose schema resolution may outlast the time
+// bound and cannot be stopped: it is not read (Result.NotRead says why).
+type tooLargeError struct{ reason string }
+
+func (e *tooLargeError) Error() string { return e.reason }
+
+// checkResolveCost refuses, before any resolution starts, a pair whose
+// largest enum costs more than the time left allows.
+func (e *avroEngine) checkResolveCost() error {
+	cost, worst, symbols := resolveCostOf(e.reader.Hamba(), e.writer.Hamba())
+	if fitsTime(e.ctx, cost) {
+		return nil
+	}
+	return &tooLargeError{fmt.Sprintf("enum %s has %d symbols: too large to resolve within the evidence time bound", worst.FullName(), symbols)}
 }
 
 // pruneKey names the restriction prune makes for g's event: per enum of

@@ -41,9 +41,12 @@
 // (a class, a path and what the reader did), one minimal counterexample
 // event as JSON: the generator shrinks the first event that shows it until
 // no choice can be undone without losing it. Work is bounded by
-// [Options.Events] (at most [MaxEvents]) and by the context, which also
-// abandons a schema resolution that outlasts it; a pair that read no
-// event says why ([Result.NotRead]) and is never called compatible.
+// [Options.Events] (at most [MaxEvents]) and by the context: an Avro
+// schema resolution (hamba's, which cannot be stopped) whose estimated
+// cost (its enums' writer × reader symbols) does not fit in a quarter of
+// the time left is never started, the pair reported not read; one that
+// outlasts the context anyway is abandoned. A pair that read no event
+// says why ([Result.NotRead]) and is never called compatible.
 // Avro events aim first at the writer's enum symbols the reader lacks.
 //
 // [Check] is the one entry point for a gate (charter diff, charter check
@@ -264,6 +267,10 @@ func Read(ctx context.Context, reader, writer compat.Schema, opts Options) (Resu
 		e, err = newJSONEngine(r, w)
 	default:
 		return Result{}, fmt.Errorf("%w: %T", ErrUnsupported, writer)
+	}
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		return Result{NotRead: tl.reason}, nil
 	}
 	if err != nil {
 		return Result{}, err

@@ -165,6 +165,52 @@ func TestCompatibilityEvidenceBudget(t *testing.T) {
 	}
 }
 
+// TestCompatibilityEvidenceBusy: when every evidence slot is taken, a
+// call waits briefly, then answers the rules' verdict (200 as usual)
+// with its evidence not computed because the server is busy; once a
+// slot is free the evidence is computed again.
+func TestCompatibilityEvidenceBusy(t *testing.T) {
+	e := newEnv(t)
+	v1 := `{"type":"record","name":"Shipment","fields":[{"name":"id","type":"string"},{"name":"carrier","type":{"type":"enum","name":"Carrier","symbols":["DHL","UPS","FEDEX"]}}]}`
+	e.mustDo("POST", "/subjects/s/versions", schemaBody(v1))
+	v2 := strings.Replace(v1, `,"FEDEX"`, "", 1)
+	type answer struct {
+		IsCompatible bool `json:"is_compatible"`
+		Messages     []string
+		Evidence     struct {
+			Pairs   []json.RawMessage
+			NotRead string `json:"notRead"`
+		}
+	}
+	call := func() (answer, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		status, _, body := e.do("POST", "/compatibility/subjects/s/versions/latest?verbose=true&evidence=true", schemaBody(v2))
+		took := time.Since(start)
+		if status != 200 {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		var got answer
+		if err := json.Unmarshal([]byte(body), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got, took
+	}
+	release := api.HoldEvidenceSlots()
+	got, took := call()
+	release()
+	if got.IsCompatible || len(got.Messages) == 0 || got.Evidence.NotRead != "evidence: the server is busy" || len(got.Evidence.Pairs) != 0 {
+		t.Fatalf("busy: %+v", got)
+	}
+	if took > time.Second {
+		t.Errorf("busy answer took %v", took)
+	}
+	got, _ = call()
+	if got.IsCompatible || got.Evidence.NotRead != "" || len(got.Evidence.Pairs) != 1 {
+		t.Fatalf("after release: %+v", got)
+	}
+}
+
 // TestCompatibilityEvidenceDocumented: the evidence parameter and the
 // answer's evidence field are in openapi.json, and every shape of the
 // answer matches it (a breaking pair with outcomes, an evidence rule's
