@@ -5,7 +5,7 @@ import "strings"
 // ShellArg returns s as one POSIX shell word, for the commands that fix
 // hints print: unchanged when it holds only characters no shell treats
 // specially (letters, digits and ._-:/@%+=,), else in single quotes, a
-// quote inside written as '\''. The empty string is ''.
+// quote inside written as '\”. The empty string is ”.
 func ShellArg(s string) string {
 	if s == "" {
 		return "''"
