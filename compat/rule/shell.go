@@ -4,8 +4,9 @@ import "strings"
 
 // ShellArg returns s as one POSIX shell word, for the commands that fix
 // hints print: unchanged when it holds only characters no shell treats
-// specially (letters, digits and ._-:/@%+=,), else in single quotes, a
-// quote inside written as '\”. The empty string is ”.
+// specially (letters, digits and ._-:/@%+=,), else in single quotes, each
+// single quote inside closed, escaped with a backslash and reopened. The
+// empty string is two single quotes.
 func ShellArg(s string) string {
 	if s == "" {
 		return "''"
