@@ -43,8 +43,13 @@ type noteEvidence struct {
 	Reader string
 }
 
-// evidenceTimeout bounds the events the compare page reads.
-const evidenceTimeout = 2 * time.Second
+// evidenceTimeout bounds the events the compare page reads, and
+// evidenceSlotWait how long it waits for an evidence slot (shared with
+// the REST API: evidence.Acquire) before it shows the page without them.
+const (
+	evidenceTimeout  = 2 * time.Second
+	evidenceSlotWait = 100 * time.Millisecond
+)
 
 // sideLine is a line of one side of the comparison with its notes.
 type sideLine struct {
@@ -177,6 +182,11 @@ func readEvidence(ctx context.Context, cmp registry.Comparison) (rep *evidence.R
 	}
 	ctx, cancel := context.WithTimeout(ctx, evidenceTimeout)
 	defer cancel()
+	release, ok := evidence.Acquire(ctx, evidenceSlotWait)
+	if !ok {
+		return nil, "events not read: " + strings.TrimPrefix(evidence.Busy, "evidence: "), false
+	}
+	defer release()
 	r, err := evidence.Check(ctx, level, cmp.ToParsed, []compat.Previous{{Version: cmp.From.Version, Schema: cmp.FromParsed}}, evidence.Options{})
 	if err != nil {
 		return nil, "events not read: " + strings.TrimPrefix(err.Error(), "evidence: "), false

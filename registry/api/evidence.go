@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,38 +24,9 @@ var evidenceTimeout = 2 * time.Second
 // evidence of each pair compared (compat/evidence, 100 generated events),
 // each breaking finding's counterexample, and the evidence rules'
 // findings.
-// evidenceSlots bounds the evidence computations running at once in the
-// process, one per CPU the runtime uses: evidence costs far more than a
-// plain check, and a request that cannot get a slot within
-// evidenceSlotWait (or its budget, if shorter) is answered without
-// evidence (evidenceBusy), its verdict unchanged.
-var (
-	evidenceSlots    = make(chan struct{}, runtime.GOMAXPROCS(0))
-	evidenceSlotWait = 100 * time.Millisecond
-)
-
-// evidenceBusy is the evidence's notRead when no slot was free.
-const evidenceBusy = "evidence: the server is busy"
-
-// acquireEvidenceSlot takes a slot of evidenceSlots, waiting at most
-// evidenceSlotWait and no longer than ctx; ok is false when none was
-// free.
-func acquireEvidenceSlot(ctx context.Context) (release func(), ok bool) {
-	select {
-	case evidenceSlots <- struct{}{}:
-		return func() { <-evidenceSlots }, true
-	default:
-	}
-	t := time.NewTimer(evidenceSlotWait)
-	defer t.Stop()
-	select {
-	case evidenceSlots <- struct{}{}:
-		return func() { <-evidenceSlots }, true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return nil, false
-}
+// evidenceSlotWait is how long a compatibility call waits for an
+// evidence slot (evidence.Acquire) before it answers without evidence.
+var evidenceSlotWait = 100 * time.Millisecond
 
 type evidenceResponse struct {
 	Pairs           []evidence.Pair  `json:"pairs"`
@@ -93,9 +63,9 @@ func (s *server) checkEvidence(r *http.Request, version int, req schemaRequest, 
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), evidenceTimeout)
 	defer cancel()
-	release, ok := acquireEvidenceSlot(ctx)
+	release, ok := evidence.Acquire(ctx, evidenceSlotWait)
 	if !ok {
-		out.NotRead = evidenceBusy
+		out.NotRead = evidence.Busy
 		return out
 	}
 	defer release()

@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"time"
+
+	"github.com/charter-dev/charter/compat/evidence"
+)
 
 // SetEvidenceTimeout sets the time budget of a compatibility call's
 // evidence and returns a function that restores it (for a test that is
@@ -11,17 +15,7 @@ func SetEvidenceTimeout(d time.Duration) (restore func()) {
 	return func() { evidenceTimeout = old }
 }
 
-// HoldEvidenceSlots takes every slot of the evidence semaphore and
-// returns a function that gives them back (for a test that is not
+// HoldEvidenceSlots takes every evidence slot (evidence.HoldAllSlots)
+// and returns a function that gives them back (for a test that is not
 // parallel).
-func HoldEvidenceSlots() (release func()) {
-	n := cap(evidenceSlots)
-	for range n {
-		evidenceSlots <- struct{}{}
-	}
-	return func() {
-		for range n {
-			<-evidenceSlots
-		}
-	}
-}
+func HoldEvidenceSlots() (release func()) { return evidence.HoldAllSlots() }
