@@ -75,6 +75,29 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 		sum.NotRead = err.Error()
 		return sum, nil
 	}
+	var named []compat.Finding
+	for i := range fs {
+		AttachEvidence(rep, &fs[i])
+		if fs[i].Direction != "" {
+			named = append(named, compat.Finding{Violation: compat.Violation{RuleID: fs[i].RuleID, Path: fs[i].Path}, Direction: compat.Direction(fs[i].Direction), Version: fs[i].Version})
+		}
+	}
+	sum = SummariseEvidence(rep, named)
+	if sum.Events == 0 && !sum.Partial {
+		return sum, nil
+	}
+	more := evidence.RuleFindings(s.Name, rep)
+	for i := range more {
+		AttachEvidence(rep, &more[i])
+	}
+	return sum, more
+}
+
+// SummariseEvidence is the EvidenceSummary of rep, whose unexplained
+// outcomes are the breaking ones no finding of named names. charter check
+// and charter diff both summarise through it.
+func SummariseEvidence(rep evidence.Report, named []compat.Finding) *EvidenceSummary {
+	sum := &EvidenceSummary{}
 	for _, p := range rep.Pairs {
 		r := p.Result
 		sum.Pairs++
@@ -86,24 +109,13 @@ func (c *checker) readEvidence(s *Subject, previous []compat.Previous, fs []rule
 		sum.Partial = sum.Partial || r.Partial
 	}
 	if sum.Events == 0 && !sum.Partial {
-		return &EvidenceSummary{NotRead: evidence.NoValidEvent}, nil
+		return &EvidenceSummary{NotRead: evidence.NoValidEvent}
 	}
 	// A pair without events proves nothing: said, with the pairs that
 	// read some still counted.
 	sum.NotRead = strings.Join(rep.NotRead(), "; ")
-	var named []compat.Finding
-	for i := range fs {
-		AttachEvidence(rep, &fs[i])
-		if fs[i].Direction != "" {
-			named = append(named, compat.Finding{Violation: compat.Violation{RuleID: fs[i].RuleID, Path: fs[i].Path}, Direction: compat.Direction(fs[i].Direction), Version: fs[i].Version})
-		}
-	}
 	sum.Unexplained = rep.Unexplained(named)
-	more := evidence.RuleFindings(s.Name, rep)
-	for i := range more {
-		AttachEvidence(rep, &more[i])
-	}
-	return sum, more
+	return sum
 }
 
 // AttachEvidence sets fd.Evidence from rep for a compatibility finding

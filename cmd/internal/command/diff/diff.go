@@ -50,7 +50,8 @@ in text, an evidence object in json and sarif), or says no generated event
 isolates it; the evidence rules (warnings) report the losses the rules
 accept, a summary per direction counts the events read back equal, with a
 default, with loss and refused (or says why none was read), and the losses
-no rule names are shown with their events. It needs each side to parse
+no rule names are shown with their events; in json the subject carries
+them as charter check's does (evidence: counts, notRead, unexplained). It needs each side to parse
 alone (no references).`,
 		Example: `  # Every rule that an Avro change breaks, in both directions
   charter diff old/order.avsc new/order.avsc
@@ -125,7 +126,14 @@ alone (no references).`,
 			}
 			var summary []string
 			if cmd.Flags().Changed("evidence") {
-				summary = addEvidence(cmd.Context(), src, prev, next, t, lvl, events, res)
+				var sum *project.EvidenceSummary
+				summary, sum = addEvidence(cmd.Context(), src, prev, next, t, lvl, events, res)
+				// json carries the counts, notRead and the unexplained
+				// outcomes as charter check's subjects do (the text
+				// formats have the summary lines instead).
+				if f == render.JSON && len(res.Subjects) > 0 {
+					res.Subjects[0].Evidence = sum
+				}
 			}
 			version, _ := buildinfo.Get()
 			ro := render.Options{Title: "Charter schema diff", ToolVersion: version, Color: useColor}
@@ -177,18 +185,20 @@ const evidenceTimeout = 20 * time.Second
 // addEvidence reads generated events across the change (compat/evidence):
 // each breaking finding of res gets its counterexample in its hint, the
 // evidence rules' findings are added, and the returned lines summarise
-// each direction.
-func addEvidence(ctx context.Context, src project.RegistrySource, prev, next project.DiffSide, t compat.SchemaType, lvl compat.Level, n int, res *project.Result) []string {
+// each direction; the summary is the same as charter check's subjects
+// carry (project.SummariseEvidence).
+func addEvidence(ctx context.Context, src project.RegistrySource, prev, next project.DiffSide, t compat.SchemaType, lvl compat.Level, n int, res *project.Result) ([]string, *project.EvidenceSummary) {
 	ps, pv, perr := evidenceSide(ctx, src, prev, t)
 	ns, _, nerr := evidenceSide(ctx, src, next, t)
 	if perr != nil || nerr != nil {
-		return []string{fmt.Sprintf("evidence: not read: %v", firstErr(perr, nerr))}
+		err := firstErr(perr, nerr)
+		return []string{fmt.Sprintf("evidence: not read: %v", err)}, &project.EvidenceSummary{NotRead: err.Error()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, evidenceTimeout)
 	defer cancel()
 	rep, err := evidence.Check(ctx, lvl, ns, []compat.Previous{{Version: pv, Schema: ps}}, evidence.Options{Events: n})
 	if err != nil {
-		return []string{fmt.Sprintf("evidence: not read: %v", err)}
+		return []string{fmt.Sprintf("evidence: not read: %v", err)}, &project.EvidenceSummary{NotRead: err.Error()}
 	}
 	subject := ""
 	if len(res.Subjects) > 0 {
@@ -248,7 +258,7 @@ func addEvidence(ctx context.Context, src project.RegistrySource, prev, next pro
 			more[p.Direction] = 0
 		}
 	}
-	return out
+	return out, project.SummariseEvidence(rep, rules)
 }
 
 func joinHint(hint, more string) string {

@@ -141,3 +141,76 @@ func TestDiffEvidenceCount(t *testing.T) {
 		t.Errorf("--evidence=1: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestDiffEvidenceJSON: with -o json the subject carries charter check's
+// evidence summary (project.EvidenceSummary): the counts, the unexplained
+// losses and, when no event was read, notRead; without --evidence there
+// is none, so a script tells "not read" from "not requested".
+func TestDiffEvidenceJSON(t *testing.T) {
+	t.Parallel()
+	type summary struct {
+		Pairs, Events, Equal, Defaulted, Lossy, Refused int
+		NotRead                                         *string
+		Unexplained                                     []struct {
+			Direction string
+			Outcome   struct {
+				Class string
+				Path  string
+				Event json.RawMessage
+			}
+		}
+	}
+	doc := func(args ...string) *summary {
+		t.Helper()
+		_, out, errs := run(append([]string{"diff", "-o", "json"}, args...)...)
+		var d struct {
+			Subjects []struct{ Evidence *summary }
+		}
+		if err := json.Unmarshal([]byte(out), &d); err != nil || len(d.Subjects) != 1 {
+			t.Fatalf("%v: not one subject: %v\n%s\n%s", args, err, out, errs)
+		}
+		return d.Subjects[0].Evidence
+	}
+	dir := t.TempDir()
+	old, cur := filepath.Join(dir, "old.avsc"), filepath.Join(dir, "new.avsc")
+	if err := os.WriteFile(old, []byte(oldShipment), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cur, []byte(strings.Replace(oldShipment, `,"FEDEX"`, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if e := doc(old, cur); e != nil {
+		t.Errorf("no --evidence: evidence %+v", e)
+	}
+	e := doc("--evidence=10", old, cur)
+	if e == nil || e.Pairs != 2 || e.Events != 20 || e.Refused == 0 || e.Equal+e.Defaulted+e.Lossy+e.Refused != 20 || e.NotRead != nil || len(e.Unexplained) != 0 {
+		t.Errorf("evidence %+v", e)
+	}
+
+	// Losses no rule names: in the document, not only on stderr.
+	lossDir := filepath.Join("testdata", "evidence", "avro_loss_no_rule")
+	e = doc("--evidence", filepath.Join(lossDir, "old.avsc"), filepath.Join(lossDir, "new.avsc"))
+	if e == nil || e.Lossy == 0 || len(e.Unexplained) == 0 {
+		t.Fatalf("loss: evidence %+v", e)
+	}
+	for _, u := range e.Unexplained {
+		if o := u.Outcome; u.Direction != "BACKWARD" || o.Class == "" || o.Path == "" || len(o.Event) == 0 {
+			t.Errorf("unexplained %+v", u)
+		}
+	}
+
+	// A side that does not parse alone: notRead, counts zero.
+	for name, text := range map[string]string{
+		"o.json":     `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`,
+		"n.json":     `{"type":"object","properties":{"a":{"$ref":"other.json"},"b":{"type":"string"}}}`,
+		"other.json": `{"type":"string"}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e = doc("--evidence", filepath.Join(dir, "o.json"), filepath.Join(dir, "n.json"))
+	if e == nil || e.NotRead == nil || !strings.Contains(*e.NotRead, "does not parse alone") || e.Events != 0 {
+		t.Errorf("not read: evidence %+v", e)
+	}
+}
