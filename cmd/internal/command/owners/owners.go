@@ -88,6 +88,11 @@ owner in the metadata properties owner, owner.contact and owner.description.`,
 			if c.Format == "json" {
 				return global.WriteJSON(out, owners)
 			}
+			if del {
+				// Said as a removal, never as the row still there.
+				_, err := fmt.Fprintf(out, "removed the owner of %s (was team %s)\n", args[0], owners[0].Team)
+				return err
+			}
 			if len(owners) == 0 {
 				_, err := fmt.Fprintln(out, "no owners recorded")
 				return err

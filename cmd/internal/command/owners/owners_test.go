@@ -7,8 +7,8 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/command/clitest"
 )
 
-// TestOwners: list, set, show, delete owners, with the errors a person
-// meets; text and JSON.
+// TestOwners: list, set, show, delete owners (text says what it removed),
+// with the errors a person meets; text and JSON.
 func TestOwners(t *testing.T) {
 	svc, url, _ := clitest.NewRegistry(t)
 	clitest.Register(t, svc, "shipments-value", shipV1)
@@ -26,6 +26,8 @@ func TestOwners(t *testing.T) {
 		clitest.Fail("owners", "--delete"),
 		clitest.OK("owners", "orders-value", "--delete"),
 		clitest.Fail("owners", "orders-value", "--delete"),
+		// json keeps the removed owner's row.
+		clitest.OK("owners", "shipments-value", "--delete", "-o", "json"),
 		clitest.Fail("owners", "-o", "yaml"),
 	)
 	clitest.Golden(t, "owners.golden", got, url, "$REGISTRY")
