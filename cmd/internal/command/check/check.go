@@ -127,7 +127,7 @@ I/O error.`,
 
   # What will the registry say once the deprecations of March have expired?
   charter check --against registry --at 2026-04-01`,
-		Args: cobra.NoArgs,
+		Args: global.EvidenceArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.color = *color
 			return run(cmd, o)

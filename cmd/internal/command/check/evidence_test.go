@@ -151,7 +151,7 @@ func TestCheckEvidenceValues(t *testing.T) {
 }
 
 // TestCheckEvidenceCount: --evidence=N reads N events per pair; without
-// the flag nothing is read.
+// the flag nothing is read; --evidence 5 is refused with the =5 form.
 func TestCheckEvidenceCount(t *testing.T) {
 	t.Parallel()
 	head := evidenceProject(t)
@@ -168,6 +168,11 @@ func TestCheckEvidenceCount(t *testing.T) {
 		if r.code != cli.ExitError || r.stderr != "charter: invalid --evidence "+n+": want a number of events from 1 to 100000\n" {
 			t.Errorf("--evidence=%s: exit %d, %q", n, r.code, r.stderr)
 		}
+	}
+	// The count put apart by a space is named as such, in one line.
+	r = run(t, "check", "-C", head, "--against", "dir:../base", "--evidence", "5")
+	if r.code != cli.ExitError || r.stderr != "charter: --evidence takes its count as --evidence=5\n" {
+		t.Errorf("--evidence 5: exit %d, %q", r.code, r.stderr)
 	}
 }
 

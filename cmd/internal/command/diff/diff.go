@@ -70,7 +70,7 @@ alone (no references).`,
 
   # Each breaking finding with an event that breaks
   charter diff --evidence old/order.avsc new/order.avsc`,
-		Args: cobra.ExactArgs(2),
+		Args: global.EvidenceArgs(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := global.Format(cmd, format)
 			if err != nil {

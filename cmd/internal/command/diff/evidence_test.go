@@ -122,7 +122,8 @@ func TestDiffEvidenceCases(t *testing.T) {
 }
 
 // TestDiffEvidenceCount: --evidence takes 1 to evidence.MaxEvents
-// events; anything else is refused in one line, exit 2.
+// events; anything else is refused in one line, exit 2, and so is the
+// count given apart (--evidence 5).
 func TestDiffEvidenceCount(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -139,6 +140,21 @@ func TestDiffEvidenceCount(t *testing.T) {
 	code, out, errs := run("diff", "--evidence=1", old, old)
 	if code != 0 || !strings.Contains(out, "1 event: 1 read back equal; compatible") {
 		t.Errorf("--evidence=1: exit %d\n%s\n%s", code, out, errs)
+	}
+	// A count put apart by a space, before or after the schemas: named
+	// as such, in one line; a number without --evidence stays an
+	// argument too many, and so does one after --evidence=N.
+	for _, args := range [][]string{{old, old, "--evidence", "5"}, {"--evidence", "5", old, old}} {
+		code, out, errs := run(append([]string{"diff"}, args...)...)
+		if code != cli.ExitError || errs != "charter: --evidence takes its count as --evidence=5\n" {
+			t.Errorf("%v: exit %d\n%s\n%q", args, code, out, errs)
+		}
+	}
+	for _, args := range [][]string{{old, old, "5"}, {old, old, "--evidence=5", "5"}} {
+		code, _, errs := run(append([]string{"diff"}, args...)...)
+		if code != cli.ExitError || !strings.Contains(errs, "accepts 2 arg(s), received 3") {
+			t.Errorf("%v: exit %d\n%q", args, code, errs)
+		}
 	}
 }
 

@@ -291,3 +291,31 @@ func FormatOrOutput(cmd *cobra.Command, allowed ...string) (string, error) {
 	}
 	return "", fmt.Errorf("invalid %s %q: want %s", name, v, strings.Join(allowed, " or "))
 }
+
+// EvidenceArgs is args, the positional arguments' check of a command
+// with an --evidence[=N] flag, that first recognises the count given
+// apart (--evidence 5): a bare --evidence (its optional value unset) and
+// one argument more than args takes, a number, are refused as
+// "--evidence takes its count as --evidence=5" rather than as a count of
+// arguments.
+func EvidenceArgs(args cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, pos []string) error {
+		err := args(cmd, pos)
+		f := cmd.Flags().Lookup("evidence")
+		if err == nil || f == nil || !f.Changed || f.Value.String() != f.NoOptDefVal {
+			return err
+		}
+		// The count a space put apart is the one extra argument: with
+		// it left out, the arguments are right.
+		for i, a := range pos {
+			if _, nerr := strconv.Atoi(a); nerr != nil {
+				continue
+			}
+			rest := append(append([]string(nil), pos[:i]...), pos[i+1:]...)
+			if args(cmd, rest) == nil {
+				return fmt.Errorf("--evidence takes its count as --evidence=%s", a)
+			}
+		}
+		return err
+	}
+}
