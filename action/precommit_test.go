@@ -256,6 +256,17 @@ func TestPreCommitHooksRun(t *testing.T) {
 	if err := os.Remove(filepath.Join(repo, "schemas", "wip.avsc")); err != nil {
 		t.Fatal(err)
 	}
+	// Messages name repository-relative paths, never the temporary
+	// export they were judged in.
+	cfg, err := os.ReadFile(filepath.Join(repo, "charter.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage(t, "charter.yaml", strings.Replace(string(cfg), "schemas:\n", "schemas:\n  - files: \"protos/*.proto\"\n", 1))
+	if code, out := runHook(t, "charter-check"); code != 0 || !strings.Contains(out, `files pattern "protos/*.proto" matches no file under .`) || strings.Contains(out, tmp) {
+		t.Errorf("charter-check with an unmatched pattern: exit %d\n%s", code, out)
+	}
+	stage(t, "charter.yaml", string(cfg))
 	// An incompatible one: a new field without a default.
 	incompatible := strings.Replace(string(orders), `"fields": [`, `"fields": [{"name": "region", "type": "string"},`, 1)
 	stage(t, "schemas/orders.avsc", incompatible)
