@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,35 +70,54 @@ func runSteps(t *testing.T) []runStep {
 	return out
 }
 
-var outputRef = regexp.MustCompile(`^steps\.([\w-]+)\.outputs\.([\w-]+)$`)
+var (
+	outputRef = regexp.MustCompile(`^steps\.([\w-]+)\.outputs\.([\w-]+)$`)
+	// outcomeRef is a step with no result output of its own (setup-go):
+	// a literal when its outcome is failure.
+	outcomeRef = regexp.MustCompile(`^\(steps\.([\w-]+)\.outcome == 'failure' && '(\w+)'\)$`)
+)
+
+// ref is one alternative of an output: steps.ID.outputs.NAME, or with
+// NAME "outcome" (steps.ID.outcome == 'failure' && 'VALUE').
+type ref struct{ step, name, value string }
 
 // parseOutput reads an output's value: ${{ A || B || ... }}, each a
-// steps.ID.outputs.NAME.
-func parseOutput(t *testing.T, name, value string) [][2]string {
+// steps.ID.outputs.NAME or (steps.ID.outcome == 'failure' && 'VALUE').
+func parseOutput(t *testing.T, name, value string) []ref {
 	t.Helper()
 	v := strings.TrimSpace(value)
 	if !strings.HasPrefix(v, "${{") || !strings.HasSuffix(v, "}}") {
 		t.Fatalf("action.yml: output %s = %q, want ${{ steps.ID.outputs.NAME || ... }}", name, value)
 	}
-	var refs [][2]string
+	var refs []ref
 	for _, alt := range strings.Split(strings.TrimSpace(v[3:len(v)-2]), "||") {
-		m := outputRef.FindStringSubmatch(strings.TrimSpace(alt))
+		alt = strings.TrimSpace(alt)
+		if m := outcomeRef.FindStringSubmatch(alt); m != nil {
+			refs = append(refs, ref{m[1], "outcome", m[2]})
+			continue
+		}
+		m := outputRef.FindStringSubmatch(alt)
 		if m == nil {
 			t.Fatalf("action.yml: output %s: %q is not steps.ID.outputs.NAME", name, alt)
 		}
-		refs = append(refs, [2]string{m[1], m[2]})
+		refs = append(refs, ref{m[1], m[2], ""})
 	}
 	return refs
 }
 
 // actionOutputs evaluates action.yml's outputs over the steps' outputs,
-// as the runner does (|| takes the first non-empty value).
+// as the runner does (|| takes the first non-empty value); a step's
+// "outcome" in steps is its outcome.
 func actionOutputs(t *testing.T, steps map[string]map[string]string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for name, o := range loadAction(t).Outputs {
-		for _, ref := range parseOutput(t, name, o.Value) {
-			if v := steps[ref[0]][ref[1]]; v != "" {
+		for _, r := range parseOutput(t, name, o.Value) {
+			v := steps[r.step][r.name]
+			if r.name == "outcome" {
+				v = map[bool]string{true: r.value}[v == "failure"]
+			}
+			if v != "" {
 				out[name] = v
 				break
 			}
@@ -124,23 +144,37 @@ func TestActionYAML(t *testing.T) {
 		}
 	}
 	for name, o := range a.Outputs {
-		for _, ref := range parseOutput(t, name, o.Value) {
-			if _, ok := ids[ref[0]]; !ok {
-				t.Errorf("output %s reads step %s, which action.yml does not have", name, ref[0])
+		for _, r := range parseOutput(t, name, o.Value) {
+			if _, ok := ids[r.step]; !ok {
+				t.Errorf("output %s reads step %s, which action.yml does not have", name, r.step)
 			}
 		}
 	}
-	// result: the last step that ran decides; any run step's error shows.
-	steps := runSteps(t)
-	refs := parseOutput(t, "result", a.Outputs["result"].Value)
-	if len(refs) != len(steps) {
-		t.Errorf("output result = %q, want one alternative per run step %v, the last step first", a.Outputs["result"].Value, steps)
-	}
-	for i, st := range steps {
-		k := len(steps) - 1 - i
-		if k < len(refs) && (refs[k][0] != st.id || refs[k][1] != "result") {
-			t.Errorf("output result alternative %d is %v, want steps.%s.outputs.result", k, refs[k], st.id)
+	// result: the last step that ran decides; any run step's error
+	// shows, and so does setup-go's failure (it has no result output:
+	// its outcome is read).
+	var want []ref
+	runs := runSteps(t)
+	for _, st := range a.Runs.Steps {
+		if uses, _, _ := strings.Cut(st.Uses, "@"); uses == "actions/setup-go" {
+			if st.ID == "" {
+				t.Errorf("setup-go step %q has no id: its failure cannot give result=error", st.Name)
+			}
+			want = append([]ref{{st.ID, "outcome", "error"}}, want...)
 		}
+		if len(runs) > 0 && st.Run != "" && st.ID == runs[0].id {
+			want = append([]ref{{st.ID, "result", ""}}, want...)
+			runs = runs[1:]
+		}
+	}
+	if got := parseOutput(t, "result", a.Outputs["result"].Value); !slices.Equal(got, want) {
+		t.Errorf("output result = %q: alternatives %v, want %v (one per step that can fail, the last step first)", a.Outputs["result"].Value, got, want)
+	}
+	if got := actionOutputs(t, map[string]map[string]string{"go": {"need": "true"}, "setup-go": {"outcome": "failure"}}); got["result"] != "error" {
+		t.Errorf("setup-go failed: result %q, want error", got["result"])
+	}
+	if got := actionOutputs(t, map[string]map[string]string{"setup-go": {"outcome": "success"}, "check": {"result": "passed"}}); got["result"] != "passed" {
+		t.Errorf("setup-go succeeded, check passed: result %q", got["result"])
 	}
 
 	var restore, save, build, setupGo = -1, -1, -1, -1
