@@ -54,6 +54,7 @@ type step struct {
 	Dismiss   string              `yaml:"dismiss"`
 	Pattern   string              `yaml:"pattern"`
 	Tags      map[string][]string `yaml:"tags"`
+	Level     compat.Level        `yaml:"level"` // the subject's compatibility level
 }
 
 const diffSubject = "s-value"
@@ -163,6 +164,8 @@ func play(t *testing.T, c *client.Client, clk *clitest.Clock, typ compat.SchemaT
 			_, err = c.Dismiss(ctx, diffSubject, st.Dismiss, st.Pattern, "reviewed: not personal data", true) // the field is in the schema about to be checked
 		case st.Tags != nil:
 			_, err = c.SetTags(ctx, diffSubject, st.Tags)
+		case st.Level != "":
+			_, err = c.SetConfig(ctx, diffSubject, client.ConfigUpdate{Compatibility: &st.Level})
 		default:
 			t.Fatalf("step %d: nothing to do", i)
 		}
