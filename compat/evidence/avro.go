@@ -64,21 +64,16 @@ type avroEngine struct {
 	branchTargets map[*hamba.UnionSchema][]int
 }
 
-func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults, seen map[string]bool) {
-	s = deref(s)
-	if n, ok := s.(hamba.NamedSchema); ok {
-		if seen[n.FullName()] {
+// collectEnums records, by simple name and alias, the symbols of the
+// enums of s (out) and which of those have a default (defaults).
+func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults map[string]bool) {
+	walkAvro(s, func(s hamba.Schema) {
+		t, ok := s.(*hamba.EnumSchema)
+		if !ok {
 			return
 		}
-		seen[n.FullName()] = true
-	}
-	switch t := s.(type) {
-	case *hamba.EnumSchema:
-		names := append([]string{t.Name()}, t.Aliases()...)
-		for _, n := range names {
-			if i := strings.LastIndexByte(n, '.'); i >= 0 {
-				n = n[i+1:]
-			}
+		for _, n := range append([]string{t.Name()}, t.Aliases()...) {
+			n = simpleName(n)
 			if out[n] == nil {
 				out[n] = map[string]bool{}
 			}
@@ -89,17 +84,36 @@ func collectEnums(s hamba.Schema, out map[string]map[string]bool, defaults, seen
 				out[n][sym] = true
 			}
 		}
+	})
+}
+
+// walkAvro calls visit on s and each schema inside it, references
+// resolved, before the schemas inside it and once per named type.
+func walkAvro(s hamba.Schema, visit func(hamba.Schema)) {
+	walkAvroSeen(s, map[string]bool{}, visit)
+}
+
+func walkAvroSeen(s hamba.Schema, seen map[string]bool, visit func(hamba.Schema)) {
+	s = deref(s)
+	if n, ok := s.(hamba.NamedSchema); ok {
+		if seen[n.FullName()] {
+			return
+		}
+		seen[n.FullName()] = true
+	}
+	visit(s)
+	switch t := s.(type) {
 	case *hamba.RecordSchema:
 		for _, f := range t.Fields() {
-			collectEnums(f.Type(), out, defaults, seen)
+			walkAvroSeen(f.Type(), seen, visit)
 		}
 	case *hamba.ArraySchema:
-		collectEnums(t.Items(), out, defaults, seen)
+		walkAvroSeen(t.Items(), seen, visit)
 	case *hamba.MapSchema:
-		collectEnums(t.Values(), out, defaults, seen)
+		walkAvroSeen(t.Values(), seen, visit)
 	case *hamba.UnionSchema:
 		for _, b := range t.Types() {
-			collectEnums(b, out, defaults, seen)
+			walkAvroSeen(b, seen, visit)
 		}
 	}
 }
@@ -121,12 +135,12 @@ func newAvroEngine(ctx context.Context, r, w *avro.Schema) (*avroEngine, error) 
 	e := &avroEngine{ctx: ctx, reader: r, writer: w, writerAPI: w.API(), pruned: map[string]*prunedPair{}, readerSymbols: map[string]map[string]bool{},
 		unrolledCache: map[string]*prunedPair{}}
 	e.readerDefaults = map[string]bool{}
-	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults, map[string]bool{})
-	collectPruned(w.Hamba(), &e.enumList, &e.unionList, map[hamba.NamedSchema]bool{})
+	collectEnums(r.Hamba(), e.readerSymbols, e.readerDefaults)
+	collectPruned(w.Hamba(), &e.enumList, &e.unionList)
 	e.targets = map[*hamba.EnumSchema][]int{}
 	e.branchTargets = map[*hamba.UnionSchema][]int{}
 	readerNames := map[string]bool{}
-	collectNames(r.Hamba(), readerNames, map[hamba.NamedSchema]bool{})
+	collectNames(r.Hamba(), readerNames)
 	for _, u := range e.unionList {
 		for j, i := range unionOrder(u) {
 			if n, ok := deref(u.Types()[i]).(hamba.NamedSchema); ok && !readerNames[n.FullName()] && !readerNames[n.Name()] {
@@ -808,13 +822,13 @@ func resolveCost(r, w hamba.Schema) int64 {
 // the larger of its symbol counts, writer's or reader's.
 func resolveCostOf(r, w hamba.Schema) (cost int64, worst *hamba.EnumSchema, symbols int64) {
 	readerSyms := map[string]int64{}
-	walkEnums(r, map[string]bool{}, func(en *hamba.EnumSchema) {
+	walkEnums(r, func(en *hamba.EnumSchema) {
 		for _, n := range append([]string{en.Name()}, en.Aliases()...) {
 			readerSyms[simpleName(n)] += int64(len(en.Symbols()))
 		}
 	})
 	var most int64
-	walkEnums(w, map[string]bool{}, func(en *hamba.EnumSchema) {
+	walkEnums(w, func(en *hamba.EnumSchema) {
 		var rs int64
 		for _, n := range append([]string{en.Name()}, en.Aliases()...) {
 			rs = max(rs, readerSyms[simpleName(n)])
@@ -836,30 +850,12 @@ func simpleName(n string) string {
 }
 
 // walkEnums calls f on each enum of s, once per named type.
-func walkEnums(s hamba.Schema, seen map[string]bool, f func(*hamba.EnumSchema)) {
-	s = deref(s)
-	if n, ok := s.(hamba.NamedSchema); ok {
-		if seen[n.FullName()] {
-			return
+func walkEnums(s hamba.Schema, f func(*hamba.EnumSchema)) {
+	walkAvro(s, func(s hamba.Schema) {
+		if en, ok := s.(*hamba.EnumSchema); ok {
+			f(en)
 		}
-		seen[n.FullName()] = true
-	}
-	switch t := s.(type) {
-	case *hamba.EnumSchema:
-		f(t)
-	case *hamba.RecordSchema:
-		for _, fd := range t.Fields() {
-			walkEnums(fd.Type(), seen, f)
-		}
-	case *hamba.ArraySchema:
-		walkEnums(t.Items(), seen, f)
-	case *hamba.MapSchema:
-		walkEnums(t.Values(), seen, f)
-	case *hamba.UnionSchema:
-		for _, b := range t.Types() {
-			walkEnums(b, seen, f)
-		}
-	}
+	})
 }
 
 // tooLargeError is a pair whose schema resolution may outlast the time
@@ -932,64 +928,30 @@ func appendMask(buf []byte, kept func(int) bool, n int) []byte {
 
 // collectNames gathers the full and simple names, and aliases, of the
 // named types of s.
-func collectNames(s hamba.Schema, out map[string]bool, seen map[hamba.NamedSchema]bool) {
-	s = deref(s)
-	if n, ok := s.(hamba.NamedSchema); ok {
-		if seen[n] {
+func collectNames(s hamba.Schema, out map[string]bool) {
+	walkAvro(s, func(s hamba.Schema) {
+		n, ok := s.(hamba.NamedSchema)
+		if !ok {
 			return
 		}
-		seen[n] = true
 		out[n.FullName()], out[n.Name()] = true, true
 		for _, a := range n.Aliases() {
-			out[a] = true
-			if i := strings.LastIndexByte(a, '.'); i >= 0 {
-				out[a[i+1:]] = true
-			}
+			out[a], out[simpleName(a)] = true, true
 		}
-	}
-	switch t := s.(type) {
-	case *hamba.RecordSchema:
-		for _, f := range t.Fields() {
-			collectNames(f.Type(), out, seen)
-		}
-	case *hamba.ArraySchema:
-		collectNames(t.Items(), out, seen)
-	case *hamba.MapSchema:
-		collectNames(t.Values(), out, seen)
-	case *hamba.UnionSchema:
-		for _, b := range t.Types() {
-			collectNames(b, out, seen)
-		}
-	}
+	})
 }
 
 // collectPruned lists the enums and unions of a writer in the order a
 // walk meets them, each named type once.
-func collectPruned(s hamba.Schema, enums *[]*hamba.EnumSchema, unions *[]*hamba.UnionSchema, seen map[hamba.NamedSchema]bool) {
-	s = deref(s)
-	if n, ok := s.(hamba.NamedSchema); ok {
-		if seen[n] {
-			return
+func collectPruned(s hamba.Schema, enums *[]*hamba.EnumSchema, unions *[]*hamba.UnionSchema) {
+	walkAvro(s, func(s hamba.Schema) {
+		switch t := s.(type) {
+		case *hamba.EnumSchema:
+			*enums = append(*enums, t)
+		case *hamba.UnionSchema:
+			*unions = append(*unions, t)
 		}
-		seen[n] = true
-	}
-	switch t := s.(type) {
-	case *hamba.EnumSchema:
-		*enums = append(*enums, t)
-	case *hamba.RecordSchema:
-		for _, f := range t.Fields() {
-			collectPruned(f.Type(), enums, unions, seen)
-		}
-	case *hamba.ArraySchema:
-		collectPruned(t.Items(), enums, unions, seen)
-	case *hamba.MapSchema:
-		collectPruned(t.Values(), enums, unions, seen)
-	case *hamba.UnionSchema:
-		*unions = append(*unions, t)
-		for _, b := range t.Types() {
-			collectPruned(b, enums, unions, seen)
-		}
-	}
+	})
 }
 
 // pruneBuilder builds a writer restricted to an event's enum symbols and
