@@ -3,7 +3,8 @@ package api
 import (
 	"bytes"
 	"container/list"
-	"crypto/sha256"
+	"encoding/binary"
+	"hash/maphash"
 	"io"
 	"net/http"
 	"sync"
@@ -14,14 +15,16 @@ import (
 const DefaultCacheBytes = 64 << 20
 
 // maxViewedBody is the largest lookup request body whose answer the view
-// keeps (the body's SHA-256 is part of the key).
+// keeps (the body's hash is part of the key, the body itself is kept to
+// confirm a hit).
 const maxViewedBody = 256 << 10
 
 // view keeps encoded 200 answers of the read paths (latest and numbered
 // versions, version lists, /subjects, lookups, config and mode) keyed by
-// method, path, query and (for a lookup) the SHA-256 of the body (a
-// collision-resistant hash, so two different bodies never share a key,
-// without copying and hashing a large body into the map key), each tagged with the
+// method, path, query and (for a lookup) a seeded 64-bit hash of the body,
+// with the body kept in the entry and compared byte for byte on a hit, so
+// that two different bodies never share an answer, even when their hashes
+// collide (a collision only costs a miss), each tagged with the
 // Service's write generation when its read began. An answer is served only
 // while the generation is unchanged, so it is exact: any write through the
 // Service moves the generation before it is acknowledged
@@ -39,7 +42,19 @@ type view struct {
 type viewEntry struct {
 	key  string
 	gen  uint64
+	req  []byte // the request body (lookups), compared on every hit
 	body []byte
+}
+
+// bodySeed seeds the lookup bodies' hash, per process.
+var bodySeed = maphash.MakeSeed()
+
+// bodyKey is the part of a view key that a request body adds: its
+// 64-bit seeded hash, 8 bytes.
+func bodyKey(body []byte) string {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], maphash.Bytes(bodySeed, body))
+	return string(b[:])
 }
 
 // viewEntryOverhead approximates an entry's bookkeeping bytes.
@@ -49,7 +64,9 @@ func newView(budget int) *view {
 	return &view{budget: budget, lru: list.New(), m: map[string]*list.Element{}}
 }
 
-func (v *view) get(key string, gen uint64) ([]byte, bool) {
+// get returns the answer kept under key at generation gen for a request
+// whose body is req (nil for a GET).
+func (v *view) get(key string, gen uint64, req []byte) ([]byte, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	el, ok := v.m[key]
@@ -61,12 +78,17 @@ func (v *view) get(key string, gen uint64) ([]byte, bool) {
 		v.remove(el)
 		return nil, false
 	}
+	if !bytes.Equal(e.req, req) {
+		return nil, false
+	}
 	v.lru.MoveToFront(el)
 	return e.body, true
 }
 
-func (v *view) put(key string, gen uint64, body []byte) {
-	size := len(key) + len(body) + viewEntryOverhead
+// put keeps body, the answer to a request whose body was req (nil for a
+// GET), under key at generation gen; req is kept as given, not copied.
+func (v *view) put(key string, gen uint64, req, body []byte) {
+	size := len(key) + len(req) + len(body) + viewEntryOverhead
 	if size > v.budget/8 {
 		return
 	}
@@ -75,7 +97,7 @@ func (v *view) put(key string, gen uint64, body []byte) {
 	if el, ok := v.m[key]; ok {
 		v.remove(el)
 	}
-	v.m[key] = v.lru.PushFront(&viewEntry{key: key, gen: gen, body: body})
+	v.m[key] = v.lru.PushFront(&viewEntry{key: key, gen: gen, req: req, body: body})
 	v.used += size
 	for v.used > v.budget {
 		v.remove(v.lru.Back())
@@ -85,7 +107,7 @@ func (v *view) put(key string, gen uint64, body []byte) {
 func (v *view) remove(el *list.Element) {
 	e := v.lru.Remove(el).(*viewEntry)
 	delete(v.m, e.key)
-	v.used -= len(e.key) + len(e.body) + viewEntryOverhead
+	v.used -= len(e.key) + len(e.req) + len(e.body) + viewEntryOverhead
 }
 
 // viewed serves h's 200 answers from the view when it holds one at the
@@ -98,6 +120,7 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		key := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
+		var req []byte
 		if r.Method == http.MethodPost {
 			body, err := readBody(r, maxViewedBody+1)
 			if err != nil || len(body) > maxViewedBody {
@@ -106,17 +129,17 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 			r.Body = readCloser{bytes.NewReader(body), r.Body}
-			sum := sha256.Sum256(body)
-			key += "\x00" + r.Header.Get(acceptUnknownHeader) + "\x00" + string(sum[:])
+			key += "\x00" + r.Header.Get(acceptUnknownHeader) + "\x00" + bodyKey(body)
+			req = body
 		}
-		if body, ok := s.view.get(key, gen); ok {
+		if body, ok := s.view.get(key, gen, req); ok {
 			writeRaw(w, http.StatusOK, body)
 			return
 		}
 		rec := &viewRecorder{ResponseWriter: w, pre: len(w.Header())}
 		h(rec, r)
 		if rec.status == http.StatusOK && !rec.skip {
-			s.view.put(key, gen, rec.body.Bytes())
+			s.view.put(key, gen, req, rec.body.Bytes())
 		}
 	}
 }
