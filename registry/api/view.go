@@ -88,7 +88,7 @@ func (v *view) get(key string, gen uint64, req []byte) ([]byte, bool) {
 // put keeps body, the answer to a request whose body was req (nil for a
 // GET), under key at generation gen; req is kept as given, not copied.
 func (v *view) put(key string, gen uint64, req, body []byte) {
-	size := len(key) + len(req) + len(body) + viewEntryOverhead
+	size := len(key) + cap(req) + len(body) + viewEntryOverhead
 	if size > v.budget/8 {
 		return
 	}
@@ -107,7 +107,7 @@ func (v *view) put(key string, gen uint64, req, body []byte) {
 func (v *view) remove(el *list.Element) {
 	e := v.lru.Remove(el).(*viewEntry)
 	delete(v.m, e.key)
-	v.used -= len(e.key) + len(e.req) + len(e.body) + viewEntryOverhead
+	v.used -= len(e.key) + cap(e.req) + len(e.body) + viewEntryOverhead
 }
 
 // viewed serves h's 200 answers from the view when it holds one at the
@@ -122,7 +122,7 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 		key := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
 		var req []byte
 		if r.Method == http.MethodPost {
-			body, err := readBody(r, maxViewedBody+1)
+			body, err := readBody(r, maxViewedBody+1, bodyBuffers.Get().([]byte))
 			if err != nil || len(body) > maxViewedBody {
 				r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 				h(w, r)
@@ -134,6 +134,13 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 		}
 		if body, ok := s.view.get(key, gen, req); ok {
 			writeRaw(w, http.StatusOK, body)
+			if req != nil {
+				// Nothing holds the body of a request answered from
+				// the view: its buffer serves the next one (a Put
+				// of a slice allocates its 24-byte header, not the
+				// body).
+				bodyBuffers.Put(req[:0])
+			}
 			return
 		}
 		rec := &viewRecorder{ResponseWriter: w, pre: len(w.Header())}
@@ -144,11 +151,20 @@ func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// readBody reads at most limit bytes of r's body, sized by its
-// Content-Length when that is known so the buffer is not regrown.
-func readBody(r *http.Request, limit int64) ([]byte, error) {
+// bodyBuffers holds the buffers of lookup bodies answered from the view
+// ([]byte, length 0), so that a hot lookup of a large schema does not
+// allocate its body on every request.
+var bodyBuffers = sync.Pool{New: func() any { return []byte(nil) }}
+
+// readBody reads at most limit bytes of r's body into buf (reused when
+// its capacity suffices), sized by its Content-Length when that is known
+// so the buffer is not regrown.
+func readBody(r *http.Request, limit int64, buf []byte) ([]byte, error) {
 	if n := r.ContentLength; n >= 0 && n < limit {
-		buf := make([]byte, n, n+1)
+		if int64(cap(buf)) < n+1 {
+			buf = make([]byte, n, n+1)
+		}
+		buf = buf[:n]
 		m, err := io.ReadFull(r.Body, buf)
 		if err == io.ErrUnexpectedEOF || err == io.EOF {
 			return buf[:m], nil
