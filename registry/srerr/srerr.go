@@ -60,6 +60,16 @@ var (
 	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
 )
 
+// The schema exporters' errors (Confluent's schema linking, /exporters):
+// 40450 an unknown exporter, 40950 a name taken, 40951 too many
+// exporters, 42250 an invalid definition.
+var (
+	ErrExporterNotFound      = &Error{40450, 404, "EXPORTER_NOT_FOUND", "Exporter not found"}
+	ErrExporterAlreadyExists = &Error{40950, 409, "EXPORTER_ALREADY_EXISTS", "Exporter already exists"}
+	ErrTooManyExporters      = &Error{40951, 409, "TOO_MANY_EXPORTERS", "Too many exporters"}
+	ErrInvalidExporter       = &Error{42250, 422, "INVALID_EXPORTER", "Invalid exporter"}
+)
+
 // The DEK registry's codes (/dek-registry/v1/...), as Confluent's
 // DekRegistryErrors.java numbers them: one code serves KEKs and DEKs
 // alike (40470 is an unknown KEK or DEK, 40971 either already there).
@@ -133,6 +143,7 @@ var all = []*Error{
 	ErrRequestForwardingFailed, ErrUnknownLeader,
 	ErrKeyNotFound, ErrKeyNotSoftDeleted, ErrKeySoftDeleted, ErrKeyAlreadyExists,
 	ErrTooManyKeys, ErrInvalidKey, ErrKeyReferenceExists,
+	ErrExporterNotFound, ErrExporterAlreadyExists, ErrTooManyExporters, ErrInvalidExporter,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
 	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
 	ErrImportConflict, ErrInvalidDump, ErrCompatibilityUndecided,

@@ -1,0 +1,100 @@
+package exporter
+
+import "testing"
+
+// TestMatches: Confluent's subjects filter ("*" the default context,
+// ":*:" every context, ":.ctx:pattern" one context, '*' any run).
+func TestMatches(t *testing.T) {
+	cases := []struct {
+		subjects []string
+		subject  string
+		want     bool
+	}{
+		{nil, "orders-value", true},
+		{nil, ":.ctx:orders-value", false},
+		{[]string{"*"}, "x", true},
+		{[]string{"orders-*"}, "orders-value", true},
+		{[]string{"orders-*"}, "users-value", false},
+		{[]string{"*-value"}, "orders-value", true},
+		{[]string{"o*s-*e"}, "orders-value", true},
+		{[]string{"o*s-*e"}, "orders-key", false},
+		{[]string{"orders-value"}, "orders-value", true},
+		{[]string{"orders-value"}, "orders-value2", false},
+		{[]string{":*:"}, ":.ctx:a", true},
+		{[]string{":.ctx:*"}, ":.ctx:a", true},
+		{[]string{":.ctx:*"}, "a", false},
+		{[]string{":.other:*"}, ":.ctx:a", false},
+		{[]string{"a", "b"}, "b", true},
+	}
+	for _, c := range cases {
+		e := Exporter{Subjects: c.subjects}
+		if got := e.Matches(c.subject); got != c.want {
+			t.Errorf("Subjects %q: Matches(%q) = %v, want %v", c.subjects, c.subject, got, c.want)
+		}
+	}
+}
+
+// TestDestinationSubject: where each context type puts a subject, with
+// Confluent's ${subject} renaming (docs.confluent.io, Schema Linking:
+// "subjectRenameFormat ... dc_${subject} for the subject orders will map
+// to the destination subject name dc_orders").
+func TestDestinationSubject(t *testing.T) {
+	cases := []struct {
+		e    Exporter
+		src  string
+		want string
+	}{
+		{Exporter{ContextType: ContextNone}, "orders", "orders"},
+		{Exporter{ContextType: ContextNone}, ":.src:orders", ":.src:orders"},
+		{Exporter{ContextType: ContextNone, SubjectRenameFormat: "dc_${subject}"}, "orders", "dc_orders"},
+		{Exporter{ContextType: ContextCustom, Context: ".mirror"}, "orders", ":.mirror:orders"},
+		{Exporter{ContextType: ContextCustom, Context: "mirror"}, "orders", ":.mirror:orders"},
+		{Exporter{ContextType: ContextCustom, Context: "mirror"}, ":.src:orders", ":.mirror.src:orders"},
+		{Exporter{ContextType: ContextCustom, Context: "prod", SubjectRenameFormat: "staging.${subject}"}, "orders", ":.prod:staging.orders"},
+		{Exporter{ContextType: ContextAuto}, "orders", ":.lsrc-1:orders"},
+		{Exporter{ContextType: ContextAuto, SubjectRenameFormat: "${subject}"}, ":.a:b", ":.lsrc-1.a:b"},
+	}
+	for _, c := range cases {
+		if got := c.e.DestinationSubject(c.src, "lsrc-1"); got != c.want {
+			t.Errorf("%+v: DestinationSubject(%q) = %q, want %q", c.e, c.src, got, c.want)
+		}
+	}
+	if got := resolveReference(":.src:orders", "ref"); got != ":.src:ref" {
+		t.Errorf("resolveReference in .src = %q, want :.src:ref", got)
+	}
+	if got := resolveReference("orders", ":.x:ref"); got != ":.x:ref" {
+		t.Errorf("resolveReference of a qualified subject = %q", got)
+	}
+}
+
+// TestRedactConfig: credentials never leave the API; a config sent back
+// with the mask keeps them.
+func TestRedactConfig(t *testing.T) {
+	c := map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: "u:p",
+		ConfigBearerToken: "tok", "ssl.key.password": "kp", "timeout.ms": "30000"}
+	r := RedactConfig(c)
+	for k, want := range map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: Redacted,
+		ConfigBearerToken: Redacted, "ssl.key.password": Redacted, "timeout.ms": "30000"} {
+		if r[k] != want {
+			t.Errorf("RedactConfig[%s] = %q, want %q", k, r[k], want)
+		}
+	}
+	m := mergeConfig(c, r)
+	if m[ConfigUserInfo] != "u:p" || m[ConfigBearerToken] != "tok" {
+		t.Errorf("merge of the redacted config lost credentials: %v", m)
+	}
+}
+
+// TestCheckURL: http and https only, a host, no user info.
+func TestCheckURL(t *testing.T) {
+	for _, ok := range []string{"http://h:8081", "https://h/contexts/.x", "http://a:1, http://b:2"} {
+		if _, err := CheckURL(ok); err != nil {
+			t.Errorf("CheckURL(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "ftp://h", "file:///etc/passwd", "http://", "http://u:p@h", "h:8081", "javascript:x"} {
+		if _, err := CheckURL(bad); err == nil {
+			t.Errorf("CheckURL(%q) accepted", bad)
+		}
+	}
+}
