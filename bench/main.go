@@ -1,5 +1,6 @@
 // Command bench measures Charter's REST API side by side with a bare
-// net/http handler answering the same bytes, and optionally with a peer
+// net/http handler answering the same bytes (in a process of its own, as
+// Charter is), and optionally with a peer
 // registry (--peer URL), over loopback with the same in-process load
 // generator (keep-alive clients, --workers goroutines).
 //
@@ -54,6 +55,7 @@ type options struct {
 	peerChain bool
 	markdown  string
 	ordinary  int
+	peerPID   int
 	args      string
 }
 
@@ -70,9 +72,17 @@ func main() {
 	flag.IntVar(&o.chain, "chain", 1000, "versions of the growing-record chain at FULL_TRANSITIVE (0: skip)")
 	flag.BoolVar(&o.peerChain, "peer-chain", false, "run the chain on the peer too (slow on some)")
 	flag.IntVar(&o.ordinary, "ordinary", 0, "register this many more ordinary schemas at the end and report RSS after")
+	flag.IntVar(&o.peerPID, "peer-pid", 0, "process ID of the peer on this machine: with --ordinary, the peer gets the same ordinary schemas and its RSS is reported beside Charter's")
 	flag.StringVar(&o.markdown, "markdown", "", "write the tables as Markdown to this file")
 	flag.StringVar(&o.args, "serve-args", "", "extra arguments for charter serve, space-separated")
 	flag.Parse()
+	if f := os.Getenv(bareEnv); f != "" {
+		if err := serveBare(f); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: bare handler:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -267,7 +277,15 @@ func run(o options) error {
 			return err
 		}
 		r, h := rss(cmd.Process.Pid)
-		ordinaryRSS = fmt.Sprintf("after %d more ordinary schemas: RSS %s, peak %s", o.ordinary, r, h)
+		ordinaryRSS = fmt.Sprintf("Charter after %d more ordinary schemas: RSS %s, peak %s", o.ordinary, r, h)
+		if peer != nil && o.peerPID > 0 {
+			if _, err := registerLoad(client, peer.url, "bench-ordinary-"+run, o.ordinary, o.writers); err != nil {
+				return fmt.Errorf("ordinary schemas on the peer: %w", err)
+			}
+			pr, ph := rss(o.peerPID)
+			ordinaryRSS += fmt.Sprintf("; the peer after the same: RSS %s, peak %s", pr, ph)
+		}
+		fmt.Fprintln(os.Stderr, ordinaryRSS)
 	}
 
 	out := report(o, rows, regs, chains, peer != nil, rssNow, hwm, ordinaryRSS)
@@ -386,7 +404,7 @@ func report(o options, rows []row, regs []regRow, chains []chainRow, withPeer bo
 	}
 	fmt.Fprintf(&b, "\nCharter's resident memory at the end: %s (peak %s).\n", rssNow, hwm)
 	if ordinary != "" {
-		fmt.Fprintf(&b, "Charter %s.\n", ordinary)
+		fmt.Fprintf(&b, "%s.\n", ordinary)
 	}
 	return b.String()
 }
@@ -471,20 +489,72 @@ func load(c *http.Client, r request, workers int, d time.Duration) (float64, err
 	return float64(n.Load()) / time.Since(start).Seconds(), nil
 }
 
+// bareEnv names the file of bytes a re-executed bench serves as the bare
+// handler (serveBare).
+const bareEnv = "CHARTER_BENCH_BARE_BODY"
+
 // bareServer serves want to every request, with the registry's content
-// type, on a fresh loopback port.
+// type, on a fresh loopback port, from a process of its own (this binary
+// re-executed), as Charter and a peer are: the baseline shares the
+// machine with the load generator the way they do, not its Go runtime.
 func bareServer(want []byte) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	f, err := os.CreateTemp("", "charter-bench-bare-")
 	if err != nil {
 		return "", nil, err
 	}
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	_, werr := f.Write(want)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return "", nil, errors.Join(werr, cerr)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		os.Remove(f.Name())
+		return "", nil, err
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), bareEnv+"="+f.Name())
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		os.Remove(f.Name())
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		os.Remove(f.Name())
+		return "", nil, err
+	}
+	stop := func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		os.Remove(f.Name())
+	}
+	var addr string
+	if _, err := fmt.Fscanln(out, &addr); err != nil {
+		stop()
+		return "", nil, fmt.Errorf("bare handler did not print its address: %w", err)
+	}
+	return "http://" + addr, stop, nil
+}
+
+// serveBare is the bare handler's process: it serves the bytes of file
+// to every request on a fresh loopback port, after printing the port's
+// address on stdout, until it is killed.
+func serveBare(file string) error {
+	want, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	fmt.Println(ln.Addr().String())
+	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", contentType)
 		_, _ = w.Write(want)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	return "http://" + ln.Addr().String(), func() { _ = srv.Close() }, nil
+	}))
 }
 
 func freeAddr() (string, error) {
