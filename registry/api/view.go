@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	"github.com/charter-dev/charter/registry"
 )
 
 // DefaultCacheBytes is the default byte budget of the response view
@@ -25,11 +27,13 @@ const maxViewedBody = 256 << 10
 // with the body kept in the entry and compared byte for byte on a hit, so
 // that two different bodies never share an answer, even when their hashes
 // collide (a collision only costs a miss), each tagged with the
-// Service's write generation when its read began. An answer is served only
+// Service's generation when its read began. An answer is served only
 // while the generation is unchanged, so it is exact: any write through the
-// Service moves the generation before it is acknowledged
-// (registry.Service.ViewGeneration). With a store shared by several
-// processes the view is off and every request reads through. Entries are
+// Service moves the generation before it is acknowledged, and with a
+// store shared by several processes (PostgreSQL replicas) the generation
+// includes the store's count of committed writes, read on every request
+// (registry.Service.ReadGeneration); a shared store that keeps no count
+// turns the view off, and every request reads through. Entries are
 // evicted least recently used first once their bytes pass the budget.
 type view struct {
 	mu     sync.Mutex
@@ -41,7 +45,7 @@ type view struct {
 
 type viewEntry struct {
 	key  string
-	gen  uint64
+	gen  registry.Generation
 	req  []byte // the request body (lookups), compared on every hit
 	body []byte
 }
@@ -66,7 +70,7 @@ func newView(budget int) *view {
 
 // get returns the answer kept under key at generation gen for a request
 // whose body is req (nil for a GET).
-func (v *view) get(key string, gen uint64, req []byte) ([]byte, bool) {
+func (v *view) get(key string, gen registry.Generation, req []byte) ([]byte, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	el, ok := v.m[key]
@@ -87,7 +91,7 @@ func (v *view) get(key string, gen uint64, req []byte) ([]byte, bool) {
 
 // put keeps body, the answer to a request whose body was req (nil for a
 // GET), under key at generation gen; req is kept as given, not copied.
-func (v *view) put(key string, gen uint64, req, body []byte) {
+func (v *view) put(key string, gen registry.Generation, req, body []byte) {
 	size := len(key) + cap(req) + len(body) + viewEntryOverhead
 	if size > v.budget/8 {
 		return
@@ -114,7 +118,7 @@ func (v *view) remove(el *list.Element) {
 // current generation, and keeps them otherwise.
 func (s *server) viewed(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		gen, exact := s.svc.ViewGeneration()
+		gen, exact := s.svc.ReadGeneration(r.Context())
 		if !exact || s.view == nil {
 			h(w, r)
 			return
