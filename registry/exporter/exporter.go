@@ -64,7 +64,8 @@ const (
 )
 
 // Limits of one exporter definition and of the registry's exporters;
-// requests past them answer 42250 (40951 for the count).
+// requests past them answer 40950 (name), 40951 (config), 40952
+// (subjects), 422 (context, subjectRenameFormat) or 40964 (count).
 const (
 	MaxExporters     = 100  // exporters per registry
 	MaxNameLength    = 256  // characters of a name
@@ -208,7 +209,9 @@ type Source interface {
 	// or nil when it has none.
 	SubjectConfig(ctx context.Context, subject string) (json.RawMessage, error)
 	// Generation changes whenever the source may have changed (a
-	// registry.Service's ViewGeneration); exact is false when it cannot
-	// see every change (replicas sharing a store), so the runner polls.
-	Generation() (gen uint64, exact bool)
+	// registry.Service's ReadGeneration: its writes, and with replicas
+	// the store's write count); exact is false when it cannot see every
+	// change (replicas on a store that counts no writes), which the
+	// runner meets with a cycle every Resync.
+	Generation(ctx context.Context) (gen uint64, exact bool)
 }

@@ -119,7 +119,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	var last time.Time
 	first := true
 	for {
-		gen, _ := r.src.Generation()
+		gen, _ := r.src.Generation(ctx)
 		now := r.opts.Now()
 		if first || gen != lastGen || r.more || r.retryDue(now) || now.Sub(last) >= r.opts.Resync {
 			first, lastGen, last = false, gen, now
@@ -165,6 +165,9 @@ func (r *Runner) cycle(ctx context.Context) {
 		if e.State == StatePaused {
 			delete(r.retries, e.Name)
 			continue
+		}
+		if e.State == StateStarting {
+			delete(r.retries, e.Name) // resumed or reset: no backoff
 		}
 		if rt := r.retries[e.Name]; rt != nil && r.opts.Now().Before(rt.next) {
 			continue

@@ -14,8 +14,9 @@ import (
 )
 
 // Service is the exporter API over a Store. Its errors are srerr errors
-// with Confluent's exporter codes (40450, 40950, 40951, 42250); anything
-// else is a store failure.
+// with Confluent's exporter codes (40450, 40950-40952, 40960-40962,
+// 40964) or 422 for a field no code covers (contextType, context,
+// subjectRenameFormat); anything else is a store failure.
 type Service struct {
 	store Store
 	now   func() time.Time
@@ -36,8 +37,9 @@ func notFound(name string) error {
 	return srerr.New(srerr.ErrExporterNotFound, "Exporter '%s' not found", clip(name))
 }
 
-func invalid(format string, args ...any) error {
-	return srerr.New(srerr.ErrInvalidExporter, "Invalid exporter: "+format, args...)
+// invalid is a refusal of the definition with code sentinel.
+func invalid(sentinel *srerr.Error, format string, args ...any) error {
+	return srerr.New(sentinel, sentinel.Message+": "+format, args...)
 }
 
 // clip shortens echoed input to 200 bytes.
@@ -102,11 +104,11 @@ func (e Exporter) Redacted() Exporter {
 // letters, digits, '_', '-' and '.'.
 func checkName(name string) error {
 	if name == "" || len([]rune(name)) > MaxNameLength {
-		return invalid("the name must have 1 to %d characters", MaxNameLength)
+		return invalid(srerr.ErrInvalidExporterName, "the name must have 1 to %d characters", MaxNameLength)
 	}
 	for _, c := range name {
 		if !(unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '-' || c == '.') {
-			return invalid("the name '%s' may hold letters, digits, '_', '-' and '.' only", clip(name))
+			return invalid(srerr.ErrInvalidExporterName, "the name '%s' may hold letters, digits, '_', '-' and '.' only", clip(name))
 		}
 	}
 	return nil
@@ -114,9 +116,9 @@ func checkName(name string) error {
 
 // checkText validates a free-form field: at most MaxSubjectLength bytes,
 // no control characters.
-func checkText(field, s string) error {
+func checkText(sentinel *srerr.Error, field, s string) error {
 	if len(s) > MaxSubjectLength || strings.ContainsFunc(s, unicode.IsControl) {
-		return invalid("%s must be at most %d bytes without control characters", field, MaxSubjectLength)
+		return invalid(sentinel, "%s must be at most %d bytes without control characters", field, MaxSubjectLength)
 	}
 	return nil
 }
@@ -131,10 +133,10 @@ func CheckURL(raw string) ([]string, error) {
 		part = strings.TrimSpace(part)
 		u, err := url.Parse(part)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, invalid("%s must be http or https URLs, got '%s'", ConfigURL, clip(part))
+			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must be http or https URLs, got '%s'", ConfigURL, clip(part))
 		}
 		if u.User != nil {
-			return nil, invalid("%s must not hold credentials: put them in %s", ConfigURL, ConfigUserInfo)
+			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must not hold credentials: put them in %s", ConfigURL, ConfigUserInfo)
 		}
 		out = append(out, part)
 	}
@@ -150,37 +152,37 @@ func validate(e Exporter) error {
 	case ContextAuto, ContextNone:
 	case ContextCustom:
 		if normalizeContext(e.Context) == "" {
-			return invalid("contextType CUSTOM needs a context")
+			return invalid(srerr.ErrUnprocessableEntity, "contextType CUSTOM needs a context")
 		}
 	default:
-		return invalid("contextType must be AUTO, CUSTOM or NONE, got '%s'", clip(string(e.ContextType)))
+		return invalid(srerr.ErrUnprocessableEntity, "contextType must be AUTO, CUSTOM or NONE, got '%s'", clip(string(e.ContextType)))
 	}
-	if err := checkText("context", e.Context); err != nil {
+	if err := checkText(srerr.ErrUnprocessableEntity, "context", e.Context); err != nil {
 		return err
 	}
 	if strings.Contains(strings.TrimPrefix(e.Context, "."), ":") {
-		return invalid("context must not contain ':'")
+		return invalid(srerr.ErrUnprocessableEntity, "context must not contain ':'")
 	}
 	if len(e.Subjects) > MaxSubjects {
-		return invalid("at most %d subjects", MaxSubjects)
+		return invalid(srerr.ErrInvalidExporterSubjects, "at most %d subjects", MaxSubjects)
 	}
 	for _, s := range e.Subjects {
 		if s == "" {
-			return invalid("a subject is empty")
+			return invalid(srerr.ErrInvalidExporterSubjects, "a subject is empty")
 		}
-		if err := checkText("a subject", s); err != nil {
+		if err := checkText(srerr.ErrInvalidExporterSubjects, "a subject", s); err != nil {
 			return err
 		}
 	}
-	if err := checkText("subjectRenameFormat", e.SubjectRenameFormat); err != nil {
+	if err := checkText(srerr.ErrUnprocessableEntity, "subjectRenameFormat", e.SubjectRenameFormat); err != nil {
 		return err
 	}
 	if len(e.Config) > MaxConfigEntries {
-		return invalid("config has at most %d entries", MaxConfigEntries)
+		return invalid(srerr.ErrInvalidExporterConfig, "config has at most %d entries", MaxConfigEntries)
 	}
 	for k, v := range e.Config {
 		if k == "" || len(k) > MaxConfigValue || len(v) > MaxConfigValue {
-			return invalid("config keys must have 1 to %d bytes and values at most %d", MaxConfigValue, MaxConfigValue)
+			return invalid(srerr.ErrInvalidExporterConfig, "config keys must have 1 to %d bytes and values at most %d", MaxConfigValue, MaxConfigValue)
 		}
 	}
 	if u, ok := e.Config[ConfigURL]; ok {
@@ -299,8 +301,10 @@ func (s *Service) Status(ctx context.Context, name string) (Status, error) {
 
 // Create stores a new exporter, STARTING (POST /exporters). Absent
 // fields default as Confluent's: contextType AUTO, subjects ["*"],
-// subjectRenameFormat "${subject}". Errors: 42250 (invalid), 40950 (the
-// name is taken), 40951 (MaxExporters reached).
+// subjectRenameFormat "${subject}". Errors: 40950 (name), 40951
+// (config), 40952 (subjects), 422 (contextType, context,
+// subjectRenameFormat), 40960 (the name is taken), 40964 (MaxExporters
+// reached).
 func (s *Service) Create(ctx context.Context, req Request) (string, error) {
 	e := Exporter{ContextType: ContextAuto, Subjects: slices.Clone(AllSubjects), SubjectRenameFormat: "${subject}"}
 	if req.Name != nil {
@@ -357,10 +361,11 @@ func (s *Service) change(ctx context.Context, name, action string, fn func(tx Tx
 }
 
 // Update changes exporter name's definition with the fields req has (PUT
-// /exporters/{name}); the name cannot change. Errors: 40450, 42250.
+// /exporters/{name}); the name cannot change. Errors: 40450, and
+// Create's for an invalid field.
 func (s *Service) Update(ctx context.Context, name string, req Request) error {
 	if req.Name != nil && *req.Name != "" && *req.Name != name {
-		return invalid("the name cannot change (from '%s' to '%s')", clip(name), clip(*req.Name))
+		return invalid(srerr.ErrInvalidExporterName, "the name cannot change (from '%s' to '%s')", clip(name), clip(*req.Name))
 	}
 	return s.change(ctx, name, ActionUpdate, func(tx Tx, e *Stored) error {
 		before := e.Exporter
@@ -385,7 +390,7 @@ func (s *Service) redirected(ctx context.Context, tx Tx, before Exporter, e *Sto
 }
 
 // UpdateConfig merges cfg into exporter name's config (PUT
-// /exporters/{name}/config). Errors: 40450, 42250.
+// /exporters/{name}/config). Errors: 40450, 40951.
 func (s *Service) UpdateConfig(ctx context.Context, name string, cfg map[string]string) error {
 	return s.change(ctx, name, ActionConfig, func(tx Tx, e *Stored) error {
 		before := e.Exporter
@@ -409,13 +414,18 @@ func (s *Service) Pause(ctx context.Context, name string) error {
 	})
 }
 
-// Resume restarts a paused exporter (PUT /exporters/{name}/resume), as
-// STARTING; resuming one that runs changes nothing. Errors: 40450.
+// Resume restarts a paused exporter, or one in ERROR at once (PUT
+// /exporters/{name}/resume), as STARTING. Errors: 40450, 40961 (it is
+// RUNNING), 40962 (it is STARTING), as Confluent's.
 func (s *Service) Resume(ctx context.Context, name string) error {
 	return s.change(ctx, name, ActionResume, func(_ Tx, e *Stored) error {
-		if e.State == StatePaused {
-			e.State, e.Ts = StateStarting, s.now().UnixMilli()
+		switch e.State {
+		case StateRunning:
+			return srerr.New(srerr.ErrExporterAlreadyRunning, "Exporter '%s' is already running", clip(name))
+		case StateStarting:
+			return srerr.New(srerr.ErrExporterAlreadyStarting, "Exporter '%s' is already starting", clip(name))
 		}
+		e.State, e.Ts = StateStarting, s.now().UnixMilli()
 		return nil
 	})
 }

@@ -60,14 +60,19 @@ var (
 	ErrUnknownLeader           = &Error{50004, 500, "UNKNOWN_LEADER", "Leader not known"}
 )
 
-// The schema exporters' errors (Confluent's schema linking, /exporters):
-// 40450 an unknown exporter, 40950 a name taken, 40951 too many
-// exporters, 42250 an invalid definition.
+// The schema exporters' codes (/exporters, Confluent's schema linking),
+// as Confluent's exporter API reference and franz-go's sr package number
+// them. Confluent's 40963 (EXPORTER_NOT_PAUSED) is not in the table:
+// Charter updates and resets a running exporter.
 var (
-	ErrExporterNotFound      = &Error{40450, 404, "EXPORTER_NOT_FOUND", "Exporter not found"}
-	ErrExporterAlreadyExists = &Error{40950, 409, "EXPORTER_ALREADY_EXISTS", "Exporter already exists"}
-	ErrTooManyExporters      = &Error{40951, 409, "TOO_MANY_EXPORTERS", "Too many exporters"}
-	ErrInvalidExporter       = &Error{42250, 422, "INVALID_EXPORTER", "Invalid exporter"}
+	ErrExporterNotFound        = &Error{40450, 404, "EXPORTER_NOT_FOUND", "Exporter not found"}
+	ErrInvalidExporterName     = &Error{40950, 409, "MISSING_OR_INVALID_EXPORTER_NAME", "Missing or invalid exporter name"}
+	ErrInvalidExporterConfig   = &Error{40951, 409, "MISSING_OR_INVALID_EXPORTER_CONFIG", "Missing or invalid exporter config"}
+	ErrInvalidExporterSubjects = &Error{40952, 409, "INVALID_EXPORTER_SUBJECTS", "Invalid exporter subjects"}
+	ErrExporterAlreadyExists   = &Error{40960, 409, "EXPORTER_ALREADY_EXISTS", "Exporter already exists"}
+	ErrExporterAlreadyRunning  = &Error{40961, 409, "EXPORTER_ALREADY_RUNNING", "Exporter already running"}
+	ErrExporterAlreadyStarting = &Error{40962, 409, "EXPORTER_ALREADY_STARTING", "Exporter already starting"}
+	ErrTooManyExporters        = &Error{40964, 409, "TOO_MANY_EXPORTERS", "Too many exporters"}
 )
 
 // The DEK registry's codes (/dek-registry/v1/...), as Confluent's
@@ -143,7 +148,8 @@ var all = []*Error{
 	ErrRequestForwardingFailed, ErrUnknownLeader,
 	ErrKeyNotFound, ErrKeyNotSoftDeleted, ErrKeySoftDeleted, ErrKeyAlreadyExists,
 	ErrTooManyKeys, ErrInvalidKey, ErrKeyReferenceExists,
-	ErrExporterNotFound, ErrExporterAlreadyExists, ErrTooManyExporters, ErrInvalidExporter,
+	ErrExporterNotFound, ErrInvalidExporterName, ErrInvalidExporterConfig, ErrInvalidExporterSubjects,
+	ErrExporterAlreadyExists, ErrExporterAlreadyRunning, ErrExporterAlreadyStarting, ErrTooManyExporters,
 	ErrGovernanceNotFound, ErrPolicyViolation, ErrDeprecationExpired,
 	ErrRemovedFieldReused, ErrInvalidGovernance, ErrRateLimited,
 	ErrImportConflict, ErrInvalidDump, ErrCompatibilityUndecided,

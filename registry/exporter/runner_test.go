@@ -1,0 +1,358 @@
+package exporter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// memStore is a Store in memory; Update applies fn's writes directly
+// (no rollback: the tests never fail an Update).
+type memStore struct {
+	mu        sync.Mutex
+	exporters map[string]Stored
+	progress  map[string]map[string]Progress
+}
+
+func newMemStore() *memStore {
+	return &memStore{exporters: map[string]Stored{}, progress: map[string]map[string]Progress{}}
+}
+
+func (m *memStore) View(ctx context.Context, fn func(Tx) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fn(m)
+}
+
+func (m *memStore) Update(ctx context.Context, fn func(Tx, Audit) error) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fn(m, func(string, string, any, any) error { return nil })
+}
+
+func (m *memStore) Exporter(_ context.Context, name string) (Stored, bool, error) {
+	e, ok := m.exporters[name]
+	return e, ok, nil
+}
+
+func (m *memStore) Exporters(context.Context) ([]Stored, error) {
+	out := []Stored{}
+	for _, k := range slices.Sorted(maps.Keys(m.exporters)) {
+		out = append(out, m.exporters[k])
+	}
+	return out, nil
+}
+
+func (m *memStore) PutExporter(_ context.Context, e Stored) error {
+	m.exporters[e.Name] = e
+	return nil
+}
+
+func (m *memStore) DeleteExporter(_ context.Context, name string) error {
+	delete(m.exporters, name)
+	delete(m.progress, name)
+	return nil
+}
+
+func (m *memStore) ExporterProgress(_ context.Context, name string) (map[string]Progress, error) {
+	return maps.Clone(m.progress[name]), nil
+}
+
+func (m *memStore) PutExporterProgress(_ context.Context, name, subject string, p Progress) error {
+	if m.progress[name] == nil {
+		m.progress[name] = map[string]Progress{}
+	}
+	m.progress[name][subject] = p
+	return nil
+}
+
+func (m *memStore) ClearExporterProgress(_ context.Context, name string) error {
+	delete(m.progress, name)
+	return nil
+}
+
+// fakeSource is a Source in memory.
+type fakeSource struct {
+	mu       sync.Mutex
+	versions map[string][]Version // by subject, ascending
+	configs  map[string]json.RawMessage
+	gen      uint64
+}
+
+func (f *fakeSource) add(v Version) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.versions[v.Subject] = append(f.versions[v.Subject], v)
+	f.gen++
+}
+
+func (f *fakeSource) Subjects(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Sorted(maps.Keys(f.versions)), nil
+}
+
+func (f *fakeSource) Versions(_ context.Context, subject string) ([]int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []int
+	for _, v := range f.versions[subject] {
+		out = append(out, v.Version)
+	}
+	return out, nil
+}
+
+func (f *fakeSource) Version(_ context.Context, subject string, n int) (Version, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, v := range f.versions[subject] {
+		if v.Version == n {
+			return v, nil
+		}
+	}
+	return Version{}, fmt.Errorf("no version %d of %q", n, subject)
+}
+
+func (f *fakeSource) SubjectConfig(_ context.Context, subject string) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.configs[subject], nil
+}
+
+func (f *fakeSource) Generation(context.Context) (uint64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.gen, true
+}
+
+// fakeDest records the requests a destination gets; fail, when set,
+// answers them all with 500.
+type fakeDest struct {
+	mu       sync.Mutex
+	requests []string // "METHOD path body"
+	fail     bool
+	auth     []string
+}
+
+func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	b, _ := io.ReadAll(r.Body)
+	d.auth = append(d.auth, r.Header.Get("Authorization"))
+	if d.fail {
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error_code":50001,"message":"store down"}`))
+		return
+	}
+	d.requests = append(d.requests, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(b)))
+	if r.Method == http.MethodPost {
+		var body struct {
+			ID int64 `json:"id"`
+		}
+		_ = json.Unmarshal(b, &body)
+		fmt.Fprintf(w, `{"id":%d}`, body.ID)
+		return
+	}
+	_, _ = w.Write([]byte(`{}`))
+}
+
+func (d *fakeDest) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.requests
+	d.requests = nil
+	return out
+}
+
+type runnerEnv struct {
+	store *memStore
+	src   *fakeSource
+	dest  *fakeDest
+	url   string
+	now   time.Time
+	r     *Runner
+}
+
+func newRunnerEnv(t *testing.T) *runnerEnv {
+	t.Helper()
+	e := &runnerEnv{store: newMemStore(), src: &fakeSource{versions: map[string][]Version{}, configs: map[string]json.RawMessage{}},
+		dest: &fakeDest{}, now: time.UnixMilli(1_700_000_000_000)}
+	srv := httptest.NewServer(e.dest)
+	t.Cleanup(srv.Close)
+	e.url = srv.URL
+	e.r = NewRunner(e.store, e.src, RunnerOptions{ClusterID: "src", Now: func() time.Time { return e.now }, MaxPerCycle: 100})
+	return e
+}
+
+func (e *runnerEnv) create(t *testing.T, ex Exporter) {
+	t.Helper()
+	if err := e.store.PutExporter(context.Background(), Stored{Exporter: ex, State: StateStarting}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *runnerEnv) status(name string) Status {
+	s, _, _ := e.store.Exporter(context.Background(), name)
+	return s.Status()
+}
+
+// TestRunnerCopiesReferencesFirst: a cycle copies each version with its
+// source ID and version into the destination context, references first
+// and renamed, each destination subject put in IMPORT mode once, then
+// the subject config; the next cycle sends nothing; a new version is
+// copied alone.
+func TestRunnerCopiesReferencesFirst(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.src.add(Version{Subject: "a", Version: 1, ID: 10, Schema: `"string"`,
+		References: []Reference{{Name: "B", Subject: "b", Version: 1}}})
+	e.src.add(Version{Subject: "b", Version: 1, ID: 7, Type: "PROTOBUF", Schema: "syntax = \"proto3\";"})
+	e.src.configs["a"] = json.RawMessage(`{"compatibility":"FULL"}`)
+	e.create(t, Exporter{Name: "x", ContextType: ContextCustom, Context: "m", SubjectRenameFormat: "dc_${subject}",
+		Config: map[string]string{ConfigURL: e.url, ConfigUserInfo: "u:p"}})
+	e.r.cycle(context.Background())
+	want := []string{
+		`PUT /mode/:.m:dc_b?force=true {"mode":"IMPORT"}`,
+		`POST /subjects/:.m:dc_b/versions {"id":7,"schema":"syntax = \"proto3\";","schemaType":"PROTOBUF","version":1}`,
+		`PUT /mode/:.m:dc_a?force=true {"mode":"IMPORT"}`,
+		`POST /subjects/:.m:dc_a/versions {"id":10,"references":[{"name":"B","subject":":.m:dc_b","version":1}],"schema":"\"string\"","version":1}`,
+		`PUT /config/:.m:dc_a {"compatibility":"FULL"}`,
+	}
+	if got := e.dest.take(); !slices.Equal(got, want) {
+		t.Errorf("first cycle sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st := e.status("x"); st.State != StateRunning || st.Offset != 2 || st.Trace != "" {
+		t.Errorf("status = %+v, want RUNNING at offset 2", st)
+	}
+	if e.dest.auth[0] != "Basic dTpw" {
+		t.Errorf("Authorization = %q, want basic u:p", e.dest.auth[0])
+	}
+	e.r.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 0 {
+		t.Errorf("an idle cycle sent %q", got)
+	}
+	e.src.add(Version{Subject: "a", Version: 2, ID: 11, Schema: `"int"`})
+	delete(e.src.configs, "a")
+	e.r.cycle(context.Background())
+	want = []string{
+		`POST /subjects/:.m:dc_a/versions {"id":11,"schema":"\"int\"","version":2}`,
+		`DELETE /config/:.m:dc_a`,
+	}
+	if got := e.dest.take(); !slices.Equal(got, want) {
+		t.Errorf("third cycle sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st := e.status("x"); st.Offset != 3 {
+		t.Errorf("offset = %d, want 3", st.Offset)
+	}
+}
+
+// TestRunnerBacksOff: a failing destination puts the exporter in ERROR
+// with the cause as trace; it is retried only once its backoff (doubling
+// from MinBackoff) has passed, and goes back to RUNNING when the
+// destination answers; a paused exporter is not run.
+func TestRunnerBacksOff(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url, ConfigUserInfo: "u:secret"}})
+	e.dest.fail = true
+	e.r.cycle(context.Background())
+	st := e.status("x")
+	if st.State != StateError || !strings.Contains(st.Trace, "500 error 50001: store down") || strings.Contains(st.Trace, "secret") {
+		t.Fatalf("status = %+v, want ERROR with the destination's answer", st)
+	}
+	if d := e.r.retries["x"].delay; d != 500*time.Millisecond {
+		t.Errorf("first backoff %s, want 500ms", d)
+	}
+	e.dest.fail = false
+	e.r.cycle(context.Background()) // within the backoff: skipped
+	if got := e.dest.take(); len(got) != 0 || e.status("x").State != StateError {
+		t.Errorf("a cycle within the backoff ran: %q", got)
+	}
+	e.dest.fail = true
+	e.now = e.now.Add(600 * time.Millisecond)
+	e.r.cycle(context.Background())
+	if d := e.r.retries["x"].delay; d != time.Second {
+		t.Errorf("second backoff %s, want 1s", d)
+	}
+	e.dest.fail = false
+	e.now = e.now.Add(1100 * time.Millisecond)
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateRunning || st.Trace != "" || st.Offset != 1 {
+		t.Errorf("status after recovery = %+v, want RUNNING, no trace, offset 1", st)
+	}
+	if _, ok := e.r.retries["x"]; ok {
+		t.Error("backoff kept after a successful cycle")
+	}
+	e.dest.take()
+	s, _, _ := e.store.Exporter(context.Background(), "x")
+	s.State = StatePaused
+	_ = e.store.PutExporter(context.Background(), s)
+	e.src.add(Version{Subject: "a", Version: 2, ID: 2, Schema: `"int"`})
+	e.r.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 0 || e.status("x").State != StatePaused {
+		t.Errorf("a paused exporter ran: %q", got)
+	}
+}
+
+// TestRunnerNoURL: an exporter without schema.registry.url is in ERROR
+// saying so.
+func TestRunnerNoURL(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.create(t, Exporter{Name: "x", ContextType: ContextAuto})
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateError || !strings.Contains(st.Trace, ConfigURL) {
+		t.Errorf("status = %+v, want ERROR naming %s", st, ConfigURL)
+	}
+}
+
+// TestRunnerLease: of two runners sharing a store with a lease, only the
+// holder runs an exporter; the other takes over once the lease lapses.
+func TestRunnerLease(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url}})
+	opts := RunnerOptions{Lease: 30 * time.Second, Now: func() time.Time { return e.now }}
+	r1, r2 := NewRunner(e.store, e.src, opts), NewRunner(e.store, e.src, opts)
+	r1.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 2 {
+		t.Fatalf("holder sent %q, want mode and version", got)
+	}
+	e.src.add(Version{Subject: "a", Version: 2, ID: 2, Schema: `"int"`})
+	r2.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 0 {
+		t.Errorf("the runner without the lease sent %q", got)
+	}
+	e.now = e.now.Add(31 * time.Second)
+	r2.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 1 || !strings.Contains(got[0], `"version":2`) {
+		t.Errorf("after the lease lapsed the other runner sent %q, want version 2", got)
+	}
+	if s, _, _ := e.store.Exporter(context.Background(), "x"); s.LeaseOwner != r2.owner {
+		t.Errorf("lease owner %q, want the second runner's", s.LeaseOwner)
+	}
+}
+
+// TestRunnerStopsOnCancel: Run returns once its context ends.
+func TestRunnerStopsOnCancel(t *testing.T) {
+	e := newRunnerEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.r.Run(ctx) }()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5s of its context ending")
+	}
+}
