@@ -66,45 +66,35 @@ func (x exporterStore) Update(ctx context.Context, fn func(exporter.Tx, exporter
 // stand for its own versions.
 type exportSource struct{ s *Service }
 
-// Subjects returns every subject with a live version, sorted, but those
-// whose config names an alias (they read as another subject).
-func (x exportSource) Subjects(ctx context.Context) ([]string, error) {
-	var out []string
+// Subjects returns every subject with a live version, sorted, with its
+// live versions and config, in one read transaction; subjects whose
+// config names an alias are left out (they read as another subject).
+func (x exportSource) Subjects(ctx context.Context) ([]exporter.Subject, error) {
+	var out []exporter.Subject
 	err := x.s.view(ctx, "export: list subjects", func(tx Tx) error {
 		vs, err := tx.Versions(ctx, VersionQuery{})
 		if err != nil {
 			return err
 		}
 		out = out[:0]
-		for _, v := range vs {
-			if n := len(out); n > 0 && out[n-1] == v.Subject {
-				continue
+		for i := 0; i < len(vs); {
+			s := exporter.Subject{Name: vs[i].Subject}
+			for ; i < len(vs) && vs[i].Subject == s.Name; i++ {
+				s.Versions = append(s.Versions, vs[i].Version)
 			}
-			c, err := tx.Config(ctx, v.Subject)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			c, err := tx.Config(ctx, s.Name)
+			switch {
+			case errors.Is(err, ErrNotFound):
+			case err != nil:
 				return err
-			}
-			if err == nil && c.Alias != "" {
+			case c.Alias != "":
 				continue
+			default:
+				if s.Config, err = configUpdate(c); err != nil {
+					return fmt.Errorf("encode config of %q: %w", s.Name, err)
+				}
 			}
-			out = append(out, v.Subject)
-		}
-		return nil
-	})
-	return out, err
-}
-
-// Versions returns subject's live versions, ascending.
-func (x exportSource) Versions(ctx context.Context, subject string) ([]int, error) {
-	var out []int
-	err := x.s.view(ctx, "export: list versions", func(tx Tx) error {
-		vs, err := tx.Versions(ctx, VersionQuery{Subject: subject})
-		if err != nil {
-			return err
-		}
-		out = out[:0]
-		for _, v := range vs {
-			out = append(out, v.Version)
+			out = append(out, s)
 		}
 		return nil
 	})
@@ -131,40 +121,27 @@ func (x exportSource) Version(ctx context.Context, subject string, n int) (expor
 	return out, nil
 }
 
-// SubjectConfig returns the config set on subject as a ConfigUpdateRequest
-// body, nil when it has none. Alias and aliasForDeks name subjects of
-// the source, so they are not copied.
-func (x exportSource) SubjectConfig(ctx context.Context, subject string) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := x.s.view(ctx, "export: read config", func(tx Tx) error {
-		out = nil
-		c, err := tx.Config(ctx, subject)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		c.Alias, c.AliasForDeks = "", ""
-		b, err := json.Marshal(struct {
-			Compatibility string `json:"compatibility,omitempty"`
-			Config
-		}{string(c.Compatibility), c})
-		if err != nil {
-			return fmt.Errorf("encode config of %q: %w", subject, err)
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(b, &m); err != nil {
-			return err
-		}
-		delete(m, "compatibilityLevel")
-		if len(m) == 0 {
-			return nil
-		}
-		out, err = json.Marshal(m)
-		return err
-	})
-	return out, err
+// configUpdate returns c as a ConfigUpdateRequest body ("compatibility"
+// for compatibilityLevel), nil when it sets nothing. Alias and
+// aliasForDeks name subjects of the source, so they are not copied.
+func configUpdate(c Config) (json.RawMessage, error) {
+	c.Alias, c.AliasForDeks = "", ""
+	b, err := json.Marshal(struct {
+		Compatibility string `json:"compatibility,omitempty"`
+		Config
+	}{string(c.Compatibility), c})
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "compatibilityLevel")
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(m)
 }
 
 // Generation is the Service's ReadGeneration, its two counts summed:

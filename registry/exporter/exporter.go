@@ -194,20 +194,24 @@ type Reference struct {
 	Version int    `json:"version"`
 }
 
+// Subject is one subject of the source as a cycle sees it: its live
+// versions, ascending, and the config set on it, as the body of a PUT
+// /config/{subject} (Confluent's ConfigUpdateRequest), nil when none.
+type Subject struct {
+	Name     string
+	Versions []int
+	Config   json.RawMessage
+}
+
 // Source is the registry the runner copies from.
 type Source interface {
 	// Subjects returns every subject with a live version, qualified
-	// (":.ctx:name") outside the default context, sorted.
-	Subjects(ctx context.Context) ([]string, error)
-	// Versions returns subject's live version numbers, ascending.
-	Versions(ctx context.Context, subject string) ([]int, error)
+	// (":.ctx:name") outside the default context, sorted by name, read
+	// in one transaction.
+	Subjects(ctx context.Context) ([]Subject, error)
 	// Version returns one version of subject (soft-deleted too, since a
 	// live version may reference one).
 	Version(ctx context.Context, subject string, version int) (Version, error)
-	// SubjectConfig returns the config set on subject itself, as the
-	// body of a PUT /config/{subject} (Confluent's ConfigUpdateRequest),
-	// or nil when it has none.
-	SubjectConfig(ctx context.Context, subject string) (json.RawMessage, error)
 	// Generation changes whenever the source may have changed (a
 	// registry.Service's ReadGeneration: its writes, and with replicas
 	// the store's write count); exact is false when it cannot see every

@@ -193,8 +193,8 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 		return
 	}
 	copied, err := r.export(ctx, e)
-	if ctx.Err() != nil {
-		return // shutting down: not the destination's fault
+	if ctx.Err() != nil || errors.Is(err, errLeaseLost) {
+		return // shutting down, or another process runs it now
 	}
 	if err != nil {
 		r.fail(ctx, e.Name, err)
@@ -305,18 +305,18 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	}
 	copied := 0
 	for _, subject := range subjects {
-		if !e.Matches(subject) {
+		if !e.Matches(subject.Name) {
 			continue
 		}
 		if copied >= r.opts.MaxPerCycle {
 			r.more = true
 			break
 		}
-		p := progress[subject]
+		p := progress[subject.Name]
 		n, err := c.subject(ctx, subject, &p, r.opts.MaxPerCycle-copied)
 		copied += n
-		if n > 0 || p != progress[subject] {
-			if serr := r.saveProgress(ctx, e.Name, subject, p, n); serr != nil {
+		if n > 0 || p != progress[subject.Name] {
+			if serr := r.saveProgress(ctx, e.Name, subject.Name, p, n); serr != nil {
 				return copied, errors.Join(err, serr)
 			}
 		}
@@ -327,22 +327,36 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	return copied, nil
 }
 
-// saveProgress stores exporter name's progress p on subject and adds n
-// to its offset.
+// errLeaseLost stops a cycle whose exporter another process took over.
+var errLeaseLost = errors.New("another process took over the exporter's lease")
+
+// saveProgress stores exporter name's progress p on subject, adds n to
+// its offset and, with a Lease, renews it (errLeaseLost when another
+// process holds it now: it copies from here).
 func (r *Runner) saveProgress(ctx context.Context, name, subject string, p Progress, n int) error {
 	return r.store.Update(ctx, func(tx Tx, _ Audit) error {
 		e, ok, err := tx.Exporter(ctx, name)
 		if err != nil || !ok {
 			return err // deleted meanwhile: nothing to record
 		}
+		now := r.opts.Now()
+		if r.opts.Lease > 0 {
+			if e.LeaseOwner != r.owner {
+				delete(r.leases, name)
+				return errLeaseLost
+			}
+			e.LeaseUntil = now.Add(r.opts.Lease).UnixMilli()
+		}
 		if err := tx.PutExporterProgress(ctx, name, subject, p); err != nil {
 			return err
 		}
-		if n == 0 {
+		if n > 0 {
+			e.Offset += int64(n)
+			e.Ts = now.UnixMilli()
+		}
+		if n == 0 && r.opts.Lease <= 0 {
 			return nil
 		}
-		e.Offset += int64(n)
-		e.Ts = r.opts.Now().UnixMilli()
 		return tx.PutExporter(ctx, e)
 	})
 }
@@ -370,14 +384,10 @@ const maxReferenceDepth = 32
 // subject copies subject's versions after p.Version, at most limit, and
 // its config when it changed, updating p; it returns how many versions
 // it copied.
-func (c *copier) subject(ctx context.Context, subject string, p *Progress, limit int) (int, error) {
-	versions, err := c.r.src.Versions(ctx, subject)
-	if err != nil {
-		return 0, fmt.Errorf("list versions of %q: %w", subject, err)
-	}
-	dest := c.e.DestinationSubject(subject, c.r.opts.ClusterID)
+func (c *copier) subject(ctx context.Context, subject Subject, p *Progress, limit int) (int, error) {
+	dest := c.e.DestinationSubject(subject.Name, c.r.opts.ClusterID)
 	n := 0
-	for _, v := range versions {
+	for _, v := range subject.Versions {
 		if v <= p.Version {
 			continue
 		}
@@ -385,24 +395,20 @@ func (c *copier) subject(ctx context.Context, subject string, p *Progress, limit
 			c.r.more = true
 			break
 		}
-		if err := c.version(ctx, subject, v, 0); err != nil {
+		if err := c.version(ctx, subject.Name, v, 0); err != nil {
 			return n, err
 		}
 		p.Version, p.Imported = v, true
 		n++
 	}
-	cfg, err := c.r.src.SubjectConfig(ctx, subject)
-	if err != nil {
-		return n, fmt.Errorf("read config of %q: %w", subject, err)
-	}
 	h := ""
-	if cfg != nil {
-		sum := sha256.Sum256(cfg)
+	if subject.Config != nil {
+		sum := sha256.Sum256(subject.Config)
 		h = hex.EncodeToString(sum[:])
 	}
 	if h != p.ConfigHash {
-		if err := c.dst.setConfig(ctx, dest, cfg); err != nil {
-			return n, fmt.Errorf("copy config of %q to %q: %w", subject, dest, err)
+		if err := c.dst.setConfig(ctx, dest, subject.Config); err != nil {
+			return n, fmt.Errorf("copy config of %q to %q: %w", subject.Name, dest, err)
 		}
 		p.ConfigHash = h
 	}

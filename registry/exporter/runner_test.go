@@ -95,18 +95,16 @@ func (f *fakeSource) add(v Version) {
 	f.gen++
 }
 
-func (f *fakeSource) Subjects(context.Context) ([]string, error) {
+func (f *fakeSource) Subjects(context.Context) ([]Subject, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return slices.Sorted(maps.Keys(f.versions)), nil
-}
-
-func (f *fakeSource) Versions(_ context.Context, subject string) ([]int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []int
-	for _, v := range f.versions[subject] {
-		out = append(out, v.Version)
+	var out []Subject
+	for _, name := range slices.Sorted(maps.Keys(f.versions)) {
+		s := Subject{Name: name, Config: f.configs[name]}
+		for _, v := range f.versions[name] {
+			s.Versions = append(s.Versions, v.Version)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
@@ -120,12 +118,6 @@ func (f *fakeSource) Version(_ context.Context, subject string, n int) (Version,
 		}
 	}
 	return Version{}, fmt.Errorf("no version %d of %q", n, subject)
-}
-
-func (f *fakeSource) SubjectConfig(_ context.Context, subject string) (json.RawMessage, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.configs[subject], nil
 }
 
 func (f *fakeSource) Generation(context.Context) (uint64, bool) {
