@@ -74,21 +74,16 @@ func exportTx(ctx context.Context, tx Tx) (*dump.Dump, error) {
 		return nil, err
 	}
 	d := &dump.Dump{Format: dump.Format}
-	if d.MaxSchemaID, err = tx.MaxSchemaID(ctx); err != nil {
+	if err := exportContexts(ctx, tx, b, d); err != nil {
 		return nil, err
 	}
-	ids, err := b.IDAllocation(ctx)
-	if err != nil {
-		return nil, err
-	}
-	d.SchemaIDFloor, d.RetiredSchemaIDs = ids.Floor, ids.Retired
 	schemas, err := b.Schemas(ctx)
 	if err != nil {
 		return nil, err
 	}
 	d.Schemas = make([]dump.Schema, 0, len(schemas))
 	for _, st := range schemas {
-		ds := dump.Schema{ID: st.ID, Type: string(st.Type), Text: st.Text, Metadata: st.Metadata, RuleSet: st.RuleSet}
+		ds := dump.Schema{Context: st.Context, ID: st.ID, Type: string(st.Type), Text: st.Text, Metadata: st.Metadata, RuleSet: st.RuleSet}
 		for _, r := range st.References {
 			ds.References = append(ds.References, dump.Reference(r))
 		}
@@ -267,8 +262,9 @@ type importPlan struct {
 	// audit are the entries to store; restoreIDs says they keep their IDs.
 	audit      []governance.AuditEntry
 	restoreIDs bool
-	mark       int64
-	ids        IDAllocation
+	// contexts is each context's ID allocation state, the default one's
+	// first.
+	contexts []dump.ContextIDs
 	// keks and deks are the DEK registry's keys to store (backup_keys.go).
 	keks []dek.Kek
 	deks []dek.Dek
@@ -298,8 +294,7 @@ func (s *Service) planImport(ctx context.Context, tx Tx, d *dump.Dump, opts Impo
 	if err != nil {
 		return nil, err
 	}
-	p := &importPlan{readFrom: d.ReadFrom, mark: d.MaxSchemaID, exportedAt: d.ExportedAt,
-		ids: IDAllocation{Floor: d.SchemaIDFloor, Retired: d.RetiredSchemaIDs}}
+	p := &importPlan{readFrom: d.ReadFrom, exportedAt: d.ExportedAt, contexts: dumpContexts(d)}
 	p.report = ImportReport{Format: cmpOr(d.ReadFrom, d.Format), Merge: opts.Merge, DryRun: opts.DryRun, Conflicts: []string{}}
 	if err := p.checkEmpty(ctx, tx, g, b); err != nil {
 		return nil, err
@@ -394,9 +389,10 @@ func (p *importPlan) checkEmpty(ctx context.Context, tx Tx, g GovernanceTx, b Ba
 // its ID, a conflict when that ID holds another schema or the schema is
 // held under another ID, added otherwise.
 func (p *importPlan) planSchemas(ctx context.Context, tx Tx, d *dump.Dump) error {
-	byFP := map[string]int64{}
+	type fpKey struct{ context, fp string }
+	byFP := map[fpKey]int64{}
 	for _, ds := range d.Schemas {
-		st := Schema{ID: ds.ID, Type: compat.SchemaType(ds.Type), Text: ds.Text,
+		st := Schema{Context: ds.Context, ID: ds.ID, Type: compat.SchemaType(ds.Type), Text: ds.Text,
 			Metadata: compactRaw(ds.Metadata), RuleSet: compactRaw(ds.RuleSet)}
 		for _, r := range ds.References {
 			st.References = append(st.References, Reference(r))
@@ -406,11 +402,11 @@ func (p *importPlan) planSchemas(ctx context.Context, tx Tx, d *dump.Dump) error
 		// IMPORT mode allows): the first keeps the content's fingerprint,
 		// the others are copies (copyFingerprint).
 		content := st.Fingerprint
-		copied := byFP[content] != 0
+		copied := byFP[fpKey{st.Context, content}] != 0
 		if !copied {
-			byFP[content] = st.ID
+			byFP[fpKey{st.Context, content}] = st.ID
 		}
-		have, err := tx.SchemaByID(ctx, st.ID)
+		have, err := tx.SchemaByID(ctx, st.Context, st.ID)
 		switch {
 		case err == nil:
 			if contentFingerprint(have) == content || sameContent(have, st) {
@@ -422,7 +418,7 @@ func (p *importPlan) planSchemas(ctx context.Context, tx Tx, d *dump.Dump) error
 		case !errors.Is(err, ErrNotFound):
 			return err
 		}
-		_, err = tx.SchemaByFingerprint(ctx, content)
+		_, err = tx.SchemaByFingerprint(ctx, st.Context, content)
 		switch {
 		case err == nil:
 			copied = true
@@ -877,10 +873,7 @@ func (s *Service) applyImport(ctx context.Context, tx Tx, p *importPlan) (int64,
 			return 0, fmt.Errorf("import schema %d: %w", st.ID, err)
 		}
 	}
-	if err := b.RaiseSchemaIDMark(ctx, p.mark); err != nil {
-		return 0, err
-	}
-	if err := b.RestoreIDAllocation(ctx, p.ids); err != nil {
+	if err := restoreContexts(ctx, tx, b, p.contexts); err != nil {
 		return 0, err
 	}
 	for _, v := range p.versions {

@@ -27,30 +27,36 @@ type SubjectMode struct {
 // Methods return errors wrapping ErrConflict as documented; any other
 // error is a store failure.
 type BackupTx interface {
-	// Schemas returns every stored schema, by ID ascending (with its
-	// fingerprint), whether a version holds it or not.
+	// Schemas returns every stored schema, by context ("" first), then ID
+	// ascending (with its context and fingerprint), whether a version
+	// holds it or not.
 	Schemas(ctx context.Context) ([]Schema, error)
 	// Configs returns every stored config, by subject (the global one,
 	// subject "", first).
 	Configs(ctx context.Context) ([]SubjectConfig, error)
 	// Modes returns every stored mode, by subject (the global one first).
 	Modes(ctx context.Context) ([]SubjectMode, error)
-	// RaiseSchemaIDMark raises the mark MaxSchemaID reports, and above
-	// which CreateSchema allocates, to id when id is greater; otherwise it
-	// changes nothing.
-	RaiseSchemaIDMark(ctx context.Context, id int64) error
+	// RaiseSchemaIDMark raises the mark MaxSchemaID reports for context
+	// schemaCtx, and above which CreateSchema allocates there, to id when
+	// id is greater; otherwise it changes nothing.
+	RaiseSchemaIDMark(ctx context.Context, schemaCtx string, id int64) error
+	// SchemaContexts returns the contexts that have an ID mark (a schema
+	// was stored there once), "" (the default one) always first, then
+	// sorted; those that Tx.DeleteContext removed too.
+	SchemaContexts(ctx context.Context) ([]string, error)
 	// RestoreAudit stores e under e.ID (> 0) with its time, actor and
 	// records, so that a restored audit log keeps its IDs; a later
 	// AppendAudit returns a greater ID. Returns ErrConflict when an entry
 	// with an ID of e.ID or more is stored.
 	RestoreAudit(ctx context.Context, e governance.AuditEntry) error
-	// IDAllocation returns the state of allocation past MaxID (see
-	// Tx.CreateSchema): the fallback floor and the retired (deleted) IDs,
-	// ascending.
-	IDAllocation(ctx context.Context) (IDAllocation, error)
-	// RestoreIDAllocation raises the fallback floor to a.Floor when it is
-	// greater and records a.Retired as retired (those already retired stay).
-	RestoreIDAllocation(ctx context.Context, a IDAllocation) error
+	// IDAllocation returns the state of allocation past MaxID in context
+	// schemaCtx (see Tx.CreateSchema): the fallback floor and the retired
+	// (deleted) IDs, ascending.
+	IDAllocation(ctx context.Context, schemaCtx string) (IDAllocation, error)
+	// RestoreIDAllocation raises the fallback floor of context schemaCtx
+	// to a.Floor when it is greater and records a.Retired as retired there
+	// (those already retired stay).
+	RestoreIDAllocation(ctx context.Context, schemaCtx string, a IDAllocation) error
 }
 
 // IDAllocation is what allocation past MaxID depends on besides the

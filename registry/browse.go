@@ -112,13 +112,13 @@ func (s *Service) SubjectSummaries(ctx context.Context) ([]SubjectSummary, error
 			if o, ok := ownerOf[latest.Subject]; ok {
 				sum.Owner = &o
 			}
-			facts, err := s.schemaFacts(ctx, tx, latest.SchemaID)
+			facts, err := s.schemaFacts(ctx, tx, latest.Key())
 			if err != nil {
 				return err
 			}
 			sum.Type, sum.Tags = facts.typ, facts.tags
 			if gov := govTags[latest.Subject]; len(gov) > 0 {
-				if fs, err := s.schemaFields(ctx, tx, latest.SchemaID); err == nil {
+				if fs, err := s.schemaFields(ctx, tx, latest.Key()); err == nil {
 					sum.Tags = sortedUnique(append(slices.Clone(facts.tags), fieldTagUnion(fs, nil, gov)...))
 				}
 			}
@@ -156,7 +156,7 @@ var factCaches sync.Map // *Service → *factCache
 
 type factCache struct {
 	mu sync.RWMutex
-	m  map[int64]schemaFact
+	m  map[SchemaKey]schemaFact
 }
 
 // maxFacts bounds a Service's schema facts; past it the cache starts
@@ -167,17 +167,17 @@ func (s *Service) facts() *factCache {
 	if c, ok := factCaches.Load(s); ok {
 		return c.(*factCache)
 	}
-	c, loaded := factCaches.LoadOrStore(s, &factCache{m: map[int64]schemaFact{}})
+	c, loaded := factCaches.LoadOrStore(s, &factCache{m: map[SchemaKey]schemaFact{}})
 	fc := c.(*factCache)
 	if !loaded {
-		s.OnSchemaForgotten(func(id int64) { fc.mu.Lock(); delete(fc.m, id); fc.mu.Unlock() })
+		s.OnSchemaForgotten(func(id SchemaKey) { fc.mu.Lock(); delete(fc.m, id); fc.mu.Unlock() })
 		s.OnCachesDropped(func() { fc.mu.Lock(); clear(fc.m); fc.mu.Unlock() })
 	}
 	return fc
 }
 
 // schemaFacts returns the facts of schema id, from the cache when it can.
-func (s *Service) schemaFacts(ctx context.Context, tx Tx, id int64) (schemaFact, error) {
+func (s *Service) schemaFacts(ctx context.Context, tx Tx, id SchemaKey) (schemaFact, error) {
 	fc := s.facts()
 	fc.mu.RLock()
 	f, ok := fc.m[id]
@@ -203,7 +203,7 @@ func (s *Service) schemaFacts(ctx context.Context, tx Tx, id int64) (schemaFact,
 }
 
 // schemaFields returns the fields of schema id.
-func (s *Service) schemaFields(ctx context.Context, tx Tx, id int64) ([]compat.Field, error) {
+func (s *Service) schemaFields(ctx context.Context, tx Tx, id SchemaKey) ([]compat.Field, error) {
 	st, err := storedSchema(ctx, tx, id)
 	if err != nil {
 		return nil, err
@@ -338,7 +338,7 @@ func (s *Service) ParseRequest(ctx context.Context, req RegisterRequest) (compat
 	}
 	var p compat.Schema
 	err = s.view(ctx, "parse schema", func(tx Tx) error {
-		deps, err := s.resolveReferences(ctx, tx, req.References)
+		deps, err := s.resolveReferences(ctx, tx, "", req.References)
 		if err != nil {
 			return err
 		}
@@ -408,7 +408,7 @@ func (gov *Governance) Compare(ctx context.Context, subject string, from, to int
 			if !ok {
 				return errVersionNotFound(subject, n)
 			}
-			st, err := storedSchema(ctx, tx, v.SchemaID)
+			st, err := storedSchema(ctx, tx, v.Key())
 			if err != nil {
 				return err
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
-// parsedCache keeps parsed schemas by schema ID. Schemas are immutable once
+// parsedCache keeps parsed schemas by schema key (context and ID). Schemas are immutable once
 // stored, so an entry never goes stale; the cache only bounds memory: by
 // count (WithParsedCacheSize) and by estimated bytes (WithParsedCacheBytes),
 // evicting the least recently used schema first once either is passed. An
@@ -23,11 +23,11 @@ type parsedCache struct {
 	budget int // estimated bytes
 	used   int
 	lru    *list.List // of *parsedEntry, most recent first
-	m      map[int64]*list.Element
+	m      map[SchemaKey]*list.Element
 }
 
 type parsedEntry struct {
-	id   int64
+	id   SchemaKey
 	s    compat.Schema
 	size int
 }
@@ -46,10 +46,10 @@ func parsedSize(s compat.Schema) int {
 }
 
 func newParsedCache(max, budget int) *parsedCache {
-	return &parsedCache{max: max, budget: budget, lru: list.New(), m: make(map[int64]*list.Element)}
+	return &parsedCache{max: max, budget: budget, lru: list.New(), m: make(map[SchemaKey]*list.Element)}
 }
 
-func (c *parsedCache) get(id int64) (compat.Schema, bool) {
+func (c *parsedCache) get(id SchemaKey) (compat.Schema, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.m[id]
@@ -60,7 +60,7 @@ func (c *parsedCache) get(id int64) (compat.Schema, bool) {
 	return el.Value.(*parsedEntry).s, true
 }
 
-func (c *parsedCache) put(id int64, s compat.Schema) {
+func (c *parsedCache) put(id SchemaKey, s compat.Schema) {
 	size := parsedSize(s)
 	if size > c.budget {
 		return
@@ -81,7 +81,7 @@ func (c *parsedCache) put(id int64, s compat.Schema) {
 // more versions than the budget holds (a transitive check in full) then
 // keeps hitting the part that fits instead of evicting it, as LRU over
 // the same oldest-first scan at every registration does.
-func (c *parsedCache) putIfRoom(id int64, s compat.Schema) {
+func (c *parsedCache) putIfRoom(id SchemaKey, s compat.Schema) {
 	size := parsedSize(s)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -98,7 +98,7 @@ func (c *parsedCache) removeLocked(el *list.Element) {
 	c.used -= e.size
 }
 
-func (c *parsedCache) remove(id int64) {
+func (c *parsedCache) remove(id SchemaKey) {
 	c.mu.Lock()
 	if el, ok := c.m[id]; ok {
 		c.removeLocked(el)
@@ -138,18 +138,18 @@ func (s *Service) parseStoredScan(ctx context.Context, tx Tx, st Schema) (compat
 	return s.parseStoredInto(ctx, tx, st, s.parsed.putIfRoom)
 }
 
-func (s *Service) parseStoredInto(ctx context.Context, tx Tx, st Schema, keep func(int64, compat.Schema)) (compat.Schema, error) {
+func (s *Service) parseStoredInto(ctx context.Context, tx Tx, st Schema, keep func(SchemaKey, compat.Schema)) (compat.Schema, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("parse schema %d: %w", st.ID, err)
 	}
-	if p, ok := s.parsed.get(st.ID); ok {
+	if p, ok := s.parsed.get(st.Key()); ok {
 		return p, nil
 	}
 	f, err := s.format(st.Type)
 	if err != nil {
 		return nil, err
 	}
-	deps, err := s.resolveReferences(ctx, tx, st.References)
+	deps, err := s.resolveReferences(ctx, tx, st.Context, st.References)
 	if err != nil {
 		return nil, fmt.Errorf("resolve references of schema %d: %w", st.ID, err)
 	}
@@ -157,6 +157,6 @@ func (s *Service) parseStoredInto(ctx context.Context, tx Tx, st Schema, keep fu
 	if err != nil {
 		return nil, srerr.New(srerr.ErrInvalidSchema, "Stored schema %d no longer parses: %v", st.ID, err)
 	}
-	keep(st.ID, p)
+	keep(st.Key(), p)
 	return p, nil
 }

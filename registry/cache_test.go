@@ -23,28 +23,28 @@ func TestParsedCacheBudget(t *testing.T) {
 	one := parsedSize(sizedSchema{strings.Repeat("x", 100)})
 	c := newParsedCache(1000, 3*one)
 	for id := int64(1); id <= 3; id++ {
-		c.put(id, sizedSchema{strings.Repeat("x", 100)})
+		c.put(k(id), sizedSchema{strings.Repeat("x", 100)})
 	}
-	if _, ok := c.get(1); !ok { // 1 is now the most recent
+	if _, ok := c.get(k(1)); !ok { // 1 is now the most recent
 		t.Fatal("schema 1 missing before the budget was passed")
 	}
-	c.put(4, sizedSchema{strings.Repeat("x", 100)})
-	if _, ok := c.get(2); ok {
+	c.put(k(4), sizedSchema{strings.Repeat("x", 100)})
+	if _, ok := c.get(k(2)); ok {
 		t.Error("schema 2, the least recently used, was kept past the budget")
 	}
 	for _, id := range []int64{1, 3, 4} {
-		if _, ok := c.get(id); !ok {
+		if _, ok := c.get(k(id)); !ok {
 			t.Errorf("schema %d evicted, want only 2 evicted", id)
 		}
 	}
 	if n, b := c.stats(); n != 3 || b > 3*one {
 		t.Errorf("stats = %d entries, %d bytes; want 3, <= %d", n, b, 3*one)
 	}
-	c.put(5, sizedSchema{strings.Repeat("x", 400)}) // larger than the budget
-	if _, ok := c.get(5); ok {
+	c.put(k(5), sizedSchema{strings.Repeat("x", 400)}) // larger than the budget
+	if _, ok := c.get(k(5)); ok {
 		t.Error("a schema larger than the whole budget was kept")
 	}
-	c.remove(3)
+	c.remove(k(3))
 	c.clear()
 	if n, b := c.stats(); n != 0 || b != 0 {
 		t.Errorf("after clear: %d entries, %d bytes", n, b)
@@ -55,11 +55,11 @@ func TestParsedCacheBudget(t *testing.T) {
 	for round := range 2 {
 		hits := 0
 		for id := int64(1); id <= 5; id++ {
-			if _, ok := scan.get(id); ok {
+			if _, ok := scan.get(k(id)); ok {
 				hits++
 				continue
 			}
-			scan.putIfRoom(id, sizedSchema{strings.Repeat("x", 100)})
+			scan.putIfRoom(k(id), sizedSchema{strings.Repeat("x", 100)})
 		}
 		if want := []int{0, 2}[round]; hits != want {
 			t.Errorf("scan %d: %d hits, want %d", round+1, hits, want)
@@ -67,7 +67,7 @@ func TestParsedCacheBudget(t *testing.T) {
 	}
 	cnt := newParsedCache(2, 1<<30)
 	for id := int64(1); id <= 3; id++ {
-		cnt.put(id, sizedSchema{"x"})
+		cnt.put(k(id), sizedSchema{"x"})
 	}
 	if n, _ := cnt.stats(); n != 2 {
 		t.Errorf("count bound 2 holds %d entries", n)
@@ -126,5 +126,24 @@ func TestParsedSizeFactor(t *testing.T) {
 			}
 			runtime.KeepAlive(kept)
 		}
+	}
+}
+
+// k is the key of default-context schema id.
+func k(id int64) SchemaKey { return SchemaKey{ID: id} }
+
+// TestParsedCacheContexts: two contexts' schema 1 are two entries.
+func TestParsedCacheContexts(t *testing.T) {
+	c := newParsedCache(10, 1<<20)
+	c.put(SchemaKey{ID: 1}, sizedSchema{"default"})
+	c.put(SchemaKey{Context: ".a", ID: 1}, sizedSchema{"a"})
+	for key, want := range map[SchemaKey]string{{ID: 1}: "default", {Context: ".a", ID: 1}: "a"} {
+		if got, ok := c.get(key); !ok || got.Canonical() != want {
+			t.Errorf("get(%v) = %v, %v; want %q", key, got, ok, want)
+		}
+	}
+	c.remove(SchemaKey{Context: ".a", ID: 1})
+	if _, ok := c.get(SchemaKey{ID: 1}); !ok {
+		t.Error("removing .a's schema 1 removed the default context's")
 	}
 }

@@ -78,7 +78,7 @@ func (s *Service) CheckCompatibility(ctx context.Context, subject string, versio
 			return err
 		}
 		normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-		cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+		cand, err := s.newCandidate(ctx, tx, f, subject, req, normalize)
 		if err != nil {
 			return err
 		}
@@ -143,11 +143,11 @@ func (s *Service) checkCompatibility(ctx context.Context, tx Tx, f compat.Format
 	olds := make(map[int]Schema, len(versions))
 	var foreign []compat.Finding
 	for _, v := range versions {
-		p, ok := s.parsed.get(v.SchemaID)
+		p, ok := s.parsed.get(v.Key())
 		var st Schema
 		if !ok || p.Type() != f.Type() {
 			var err error
-			st, err = tx.SchemaByID(ctx, v.SchemaID)
+			st, err = tx.SchemaByID(ctx, v.Context(), v.SchemaID)
 			if err != nil {
 				return compat.Result{}, nil, fmt.Errorf("load schema %d of version %d: %w", v.SchemaID, v.Version, err)
 			}
@@ -194,7 +194,7 @@ func loadFailedVersions(ctx context.Context, tx Tx, res compat.Result, versions 
 		}
 		for _, v := range versions {
 			if v.Version == fd.Version {
-				st, err := tx.SchemaByID(ctx, v.SchemaID)
+				st, err := tx.SchemaByID(ctx, v.Context(), v.SchemaID)
 				if err != nil {
 					return fmt.Errorf("load schema %d: %w", v.SchemaID, err)
 				}

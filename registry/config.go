@@ -39,21 +39,20 @@ func globalConfig(ctx context.Context, tx Tx) (Config, error) {
 }
 
 // effectiveConfig returns the config that applies to subject: its own
-// fields where set, the global ones elsewhere, BACKWARD when neither sets
-// a level.
+// fields where set, its context level's elsewhere (the global config ""
+// for the default context), then the .__GLOBAL context's, BACKWARD when
+// none sets a level (inheritedConfig).
 func effectiveConfig(ctx context.Context, tx Tx, subject string) (Config, error) {
-	g, err := globalConfig(ctx, tx)
+	subject = levelKey(subject)
+	base, err := inheritedConfig(ctx, tx, subject)
 	if err != nil {
 		return Config{}, err
 	}
-	if subject == "" {
-		return g, nil
-	}
 	c, ok, err := storedConfig(ctx, tx, subject)
 	if err != nil || !ok {
-		return g, err
+		return base, err
 	}
-	return mergeConfig(g, c), nil
+	return mergeConfig(base, c), nil
 }
 
 // mergeConfig returns base with every field set in over replacing it.
@@ -99,30 +98,35 @@ func mergeConfig(base, over Config) Config {
 
 // Config returns the config of subject (GET /config/{s}), or the global
 // config when subject is "" (GET /config; level BACKWARD when never set).
-// A subject without its own config answers 40408, unless defaultToGlobal
-// asks for the global config instead.
+// A context level (":.ctx:", GET /contexts/.ctx/config) is a subject here,
+// and ":.__GLOBAL:" is like "". A subject without its own config answers
+// 40408, unless defaultToGlobal asks for what it inherits instead (its
+// context level's, then .__GLOBAL's: effectiveConfig).
 func (s *Service) Config(ctx context.Context, subject string, defaultToGlobal bool) (Config, error) {
+	subject = levelKey(subject)
 	var out Config
 	err := s.view(ctx, "get config", func(tx Tx) error {
-		g, err := globalConfig(ctx, tx)
+		base, err := inheritedConfig(ctx, tx, subject)
 		if err != nil {
 			return err
-		}
-		if subject == "" {
-			out = g
-			return nil
 		}
 		c, ok, err := storedConfig(ctx, tx, subject)
 		if err != nil {
 			return err
 		}
+		top := subject == "" || subject == GlobalContextKey
 		switch {
 		case ok && defaultToGlobal:
-			out = mergeConfig(g, c)
+			out = mergeConfig(base, c)
+		case ok && top && c.Compatibility == "":
+			c.Compatibility = compat.DefaultLevel
+			out = c
 		case ok:
 			out = c
 		case defaultToGlobal:
-			out = g
+			out = base
+		case top:
+			out = Config{Compatibility: compat.DefaultLevel}
 		default:
 			return srerr.New(srerr.ErrSubjectConfigNotFound,
 				"Subject '%s' does not have subject-level compatibility configured", subject)
@@ -198,6 +202,7 @@ func (u ConfigUpdate) apply(c Config) Config {
 // read-only mode refuses the change with 42205, as Confluent does. The
 // global result always carries a level.
 func (s *Service) SetConfig(ctx context.Context, subject string, upd ConfigUpdate) (Config, error) {
+	subject = levelKey(subject)
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
 			return Config{}, err
@@ -304,6 +309,7 @@ func resolveAlias(ctx context.Context, tx Tx, subject string) (string, error) {
 // without its own config answers 40401 when the subject has no versions
 // at all, 40408 otherwise; a read-only mode refuses with 42205.
 func (s *Service) DeleteConfig(ctx context.Context, subject string) (Config, error) {
+	subject = levelKey(subject)
 	var out Config
 	err := s.update(ctx, "delete config", func(tx Tx) error {
 		if err := checkWritable(ctx, tx, subject); err != nil {

@@ -85,14 +85,14 @@ func checkQualifiedSubject(subject string, configOrMode, rejectEmpty bool) error
 // checkReferenceVersion refuses, under WithReferenceVersionsStrict, a
 // reference r whose name was first met (first) at another subject
 // version than the one r resolves to.
-func (s *Service) checkReferenceVersion(ctx context.Context, tx Tx, first SubjectVersion, r Reference, stored bool) error {
+func (s *Service) checkReferenceVersion(ctx context.Context, tx Tx, schemaCtx string, first SubjectVersion, r Reference, stored bool) error {
 	if !s.settings.strictReferenceVersions {
 		return nil
 	}
-	if r.Subject == first.Subject && r.Version == first.Version {
+	if QualifyIn(schemaCtx, r.Subject) == first.Subject && r.Version == first.Version {
 		return nil
 	}
-	v, err := resolveRefVersion(ctx, tx, r, stored)
+	v, err := resolveRefVersion(ctx, tx, schemaCtx, r, stored)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func (r *registration) namedVersion(ctx context.Context, tx Tx) (SubjectVersion,
 		look = withContract(r.cand, r.raw.Metadata, r.raw.RuleSet)
 	}
 	latest := lv[len(lv)-1:]
-	st, err := storedSchema(ctx, tx, latest[0].SchemaID)
+	st, err := storedSchema(ctx, tx, latest[0].Key())
 	if err != nil {
 		return SubjectVersion{}, Schema{}, false, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) matchConfluentVersion(ctx context.Context, tx Tx, cand candida
 			if versions[i].Version != n {
 				continue
 			}
-			prev, err := storedSchema(ctx, tx, versions[i].SchemaID)
+			prev, err := storedSchema(ctx, tx, versions[i].Key())
 			if err != nil {
 				return SubjectVersion{}, Schema{}, false, err
 			}
@@ -170,14 +170,14 @@ func (s *Service) matchConfluentVersion(ctx context.Context, tx Tx, cand candida
 		return SubjectVersion{}, Schema{}, false, nil
 	}
 	for i := len(versions) - 1; i >= 0; i-- {
-		fs, err := s.lookupFact(ctx, tx, versions[i].SchemaID)
+		fs, err := s.lookupFact(ctx, tx, versions[i].Key())
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
 		if fs.sansVersion == "" || !wanted()[fs.sansVersion] {
 			continue
 		}
-		prev, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		prev, err := storedSchema(ctx, tx, versions[i].Key())
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}

@@ -114,7 +114,7 @@ func (cr *ContractRegistry) PublishContract(ctx context.Context, req PublishCont
 		if !ok {
 			return errSubjectNotFound(req.Subject)
 		}
-		deps, err := s.resolveReferences(ctx, tx, st.References)
+		deps, err := s.resolveReferences(ctx, tx, st.Context, st.References)
 		if err != nil {
 			return err
 		}
@@ -280,7 +280,7 @@ func (cr *ContractRegistry) VerifyContracts(ctx context.Context, subject string,
 		if err != nil {
 			return err
 		}
-		cand, err := s.newCandidate(ctx, tx, f, req, req.Normalize)
+		cand, err := s.newCandidate(ctx, tx, f, subject, req, req.Normalize)
 		if err != nil {
 			return err
 		}
@@ -289,7 +289,7 @@ func (cr *ContractRegistry) VerifyContracts(ctx context.Context, subject string,
 		if err != nil {
 			return err
 		}
-		prev, err := storedSchema(ctx, tx, lv[len(lv)-1].SchemaID)
+		prev, err := storedSchema(ctx, tx, lv[len(lv)-1].Key())
 		if err != nil {
 			return err
 		}
@@ -297,7 +297,7 @@ func (cr *ContractRegistry) VerifyContracts(ctx context.Context, subject string,
 		if err != nil {
 			return err
 		}
-		deps, err := s.resolveReferences(ctx, tx, cand.schema.References)
+		deps, err := s.resolveReferences(ctx, tx, cand.schema.Context, cand.schema.References)
 		if err != nil {
 			return err
 		}

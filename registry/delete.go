@@ -25,7 +25,7 @@ import (
 func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent bool) ([]int, error) {
 	var (
 		out    []int
-		forgot []int64
+		forgot []SchemaKey
 	)
 	err := s.update(ctx, "delete subject", func(tx Tx) error {
 		out, forgot = nil, nil
@@ -99,7 +99,7 @@ func (s *Service) DeleteSubject(ctx context.Context, subject string, permanent b
 func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, permanent bool) (int, error) {
 	var (
 		out    int
-		forgot []int64
+		forgot []SchemaKey
 	)
 	err := s.update(ctx, "delete version", func(tx Tx) error {
 		forgot = nil
@@ -163,25 +163,25 @@ func (s *Service) DeleteVersion(ctx context.Context, subject string, n int, perm
 
 // forgetOrphans deletes the schemas of the permanently deleted versions vs
 // that no version holds any more, and returns their IDs.
-func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]int64, error) {
-	var out []int64
-	seen := map[int64]bool{}
+func forgetOrphans(ctx context.Context, tx Tx, vs []SubjectVersion) ([]SchemaKey, error) {
+	var out []SchemaKey
+	seen := map[SchemaKey]bool{}
 	for _, v := range vs {
-		if seen[v.SchemaID] {
+		if seen[v.Key()] {
 			continue
 		}
-		seen[v.SchemaID] = true
-		held, err := hasVersions(ctx, tx, v.SchemaID)
+		seen[v.Key()] = true
+		held, err := hasVersions(ctx, tx, v.Key())
 		if err != nil {
 			return nil, err
 		}
 		if held {
 			continue
 		}
-		if err := tx.DeleteSchema(ctx, v.SchemaID); err != nil && !errors.Is(err, ErrNotFound) {
+		if err := tx.DeleteSchema(ctx, v.Context(), v.SchemaID); err != nil && !errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("delete schema %d: %w", v.SchemaID, err)
 		}
-		out = append(out, v.SchemaID)
+		out = append(out, v.Key())
 	}
 	return out, nil
 }

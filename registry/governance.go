@@ -403,7 +403,7 @@ func (s *Service) latestParsed(ctx context.Context, tx Tx, subject string) (Subj
 		return SubjectVersion{}, Schema{}, nil, false, nil
 	}
 	v := lv[len(lv)-1]
-	st, err := storedSchema(ctx, tx, v.SchemaID)
+	st, err := storedSchema(ctx, tx, v.Key())
 	if err != nil {
 		return SubjectVersion{}, Schema{}, nil, false, err
 	}

@@ -36,7 +36,7 @@ func (s *Service) dismissedField(ctx context.Context, tx Tx, subject, field stri
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st, err := storedSchema(ctx, tx, lv[i].SchemaID)
+		st, err := storedSchema(ctx, tx, lv[i].Key())
 		if err != nil {
 			return err
 		}

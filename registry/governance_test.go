@@ -247,7 +247,7 @@ func TestOwnerPolicyAndMetadata(t *testing.T) {
 	_, err = svc.LatestWithMetadata(ctx, "nope", map[string]string{"a": "b"}, false)
 	wantCode(t, err, srerr.ErrSubjectNotFound)
 	// The stored schema is unchanged: its ID is the same content's.
-	id, err := svc.SchemaByID(ctx, v.Schema.ID)
+	id, err := svc.SchemaByID(ctx, "", v.Schema.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

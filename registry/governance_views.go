@@ -262,7 +262,7 @@ func (s *Service) versionRecords(ctx context.Context, tx Tx, g GovernanceTx, sub
 		if err != nil {
 			return nil, err
 		}
-		st, err := storedSchema(ctx, tx, v.SchemaID)
+		st, err := storedSchema(ctx, tx, v.Key())
 		if err != nil {
 			return nil, err
 		}

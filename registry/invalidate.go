@@ -9,7 +9,8 @@ package registry
 // Subjects, versions ("latest"), config, mode and governance are read from
 // the store in every request's transaction, so they are never stale.
 type Invalidation struct {
-	// Forgotten lists the schema IDs that another process forgot.
+	// Forgotten lists the schema IDs of the default context that another
+	// process forgot (one forgotten in another context comes as All).
 	Forgotten []int64
 	// All means that changes may have been missed (a lost notification
 	// connection, a gap in the sequence): every cache must be dropped.
@@ -40,7 +41,11 @@ func (s *Service) OnCachesDropped(fn func()) {
 func (s *Service) invalidate(inv Invalidation) {
 	s.bumpGeneration()
 	if !inv.All {
-		s.forgotten(inv.Forgotten)
+		keys := make([]SchemaKey, len(inv.Forgotten))
+		for i, id := range inv.Forgotten {
+			keys[i] = SchemaKey{ID: id}
+		}
+		s.forgotten(keys)
 		return
 	}
 	s.parsed.clear()

@@ -44,7 +44,7 @@ type InventoryOptions struct {
 type inventoryCache struct {
 	once  sync.Once
 	mu    sync.Mutex
-	types map[int64]compat.SchemaType
+	types map[SchemaKey]compat.SchemaType
 }
 
 // Inventory counts schemas, subjects and versions by type in one read
@@ -54,8 +54,8 @@ type inventoryCache struct {
 func (s *Service) Inventory(ctx context.Context, opts InventoryOptions) (Inventory, error) {
 	c := &s.inv
 	c.once.Do(func() {
-		c.types = map[int64]compat.SchemaType{}
-		s.OnSchemaForgotten(func(id int64) {
+		c.types = map[SchemaKey]compat.SchemaType{}
+		s.OnSchemaForgotten(func(id SchemaKey) {
 			c.mu.Lock()
 			delete(c.types, id)
 			c.mu.Unlock()
@@ -85,15 +85,15 @@ func (s *Service) Inventory(ctx context.Context, opts InventoryOptions) (Invento
 		if err != nil {
 			return fmt.Errorf("list versions: %w", err)
 		}
-		seen := map[int64]bool{}
+		seen := map[SchemaKey]bool{}
 		latest := map[string]compat.SchemaType{} // subject → type of its latest live version
 		for _, v := range vs {
-			t, err := s.schemaType(ctx, tx, v.SchemaID)
+			t, err := s.schemaType(ctx, tx, v.Key())
 			if err != nil {
 				return err
 			}
-			if !seen[v.SchemaID] {
-				seen[v.SchemaID] = true
+			if !seen[v.Key()] {
+				seen[v.Key()] = true
 				inv.Schemas[t]++
 			}
 			if v.Deleted {
@@ -118,7 +118,7 @@ func (s *Service) Inventory(ctx context.Context, opts InventoryOptions) (Invento
 
 // schemaType returns the type of schema id, from the parsed cache or the
 // inventory's, else from the store.
-func (s *Service) schemaType(ctx context.Context, tx Tx, id int64) (compat.SchemaType, error) {
+func (s *Service) schemaType(ctx context.Context, tx Tx, id SchemaKey) (compat.SchemaType, error) {
 	c := &s.inv
 	c.mu.Lock()
 	t, ok := c.types[id]
@@ -129,9 +129,9 @@ func (s *Service) schemaType(ctx context.Context, tx Tx, id int64) (compat.Schem
 	if p, ok := s.parsed.get(id); ok {
 		t = p.Type()
 	} else {
-		st, err := tx.SchemaByID(ctx, id)
+		st, err := tx.SchemaByID(ctx, id.Context, id.ID)
 		if err != nil {
-			return "", fmt.Errorf("load schema %d: %w", id, err)
+			return "", fmt.Errorf("load schema %d: %w", id.ID, err)
 		}
 		t = st.Type
 	}

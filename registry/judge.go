@@ -87,7 +87,7 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		in.Compat, j.olds = &res, olds
 	}
 	if r.latest != nil && !r.existing {
-		prev, err := storedSchema(ctx, tx, r.latest.SchemaID)
+		prev, err := storedSchema(ctx, tx, r.latest.Key())
 		if err != nil {
 			return j, err
 		}
@@ -124,7 +124,7 @@ func (s *Service) judge(ctx context.Context, tx Tx, r judgeRequest) (judgement, 
 		}
 	}
 	if len(st.Contracts) > 0 {
-		if in.References, err = s.resolveReferences(ctx, tx, r.cand.schema.References); err != nil {
+		if in.References, err = s.resolveReferences(ctx, tx, r.cand.schema.Context, r.cand.schema.References); err != nil {
 			return j, err
 		}
 	}
@@ -152,9 +152,9 @@ func (s *Service) previousVersions(ctx context.Context, tx Tx, level compat.Leve
 	prev := make([]compat.Previous, 0, len(versions))
 	olds := make(map[int]Schema, len(versions))
 	for _, v := range versions {
-		p, ok := s.parsed.get(v.SchemaID)
+		p, ok := s.parsed.get(v.Key())
 		if !ok {
-			st, err := tx.SchemaByID(ctx, v.SchemaID)
+			st, err := tx.SchemaByID(ctx, v.Context(), v.SchemaID)
 			if err != nil {
 				return nil, nil, fmt.Errorf("load schema %d of version %d: %w", v.SchemaID, v.Version, err)
 			}
@@ -183,7 +183,7 @@ func (s *Service) loadOlds(ctx context.Context, tx Tx, j *judgement, versions []
 		}
 		for _, v := range versions {
 			if v.Version == fd.Version {
-				st, err := tx.SchemaByID(ctx, v.SchemaID)
+				st, err := tx.SchemaByID(ctx, v.Context(), v.SchemaID)
 				if err != nil {
 					return fmt.Errorf("load schema %d: %w", v.SchemaID, err)
 				}

@@ -319,7 +319,7 @@ func (s *Service) declarations(ctx context.Context, tx Tx, g GovernanceTx, subje
 			if !at.IsZero() && when.After(at) {
 				continue
 			}
-			st, err := storedSchema(ctx, tx, v.SchemaID)
+			st, err := storedSchema(ctx, tx, v.Key())
 			if err != nil {
 				return lineage.Declarations{}, err
 			}

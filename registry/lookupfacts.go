@@ -44,11 +44,11 @@ type lookupCache struct {
 	mu  sync.Mutex
 	max int
 	lru *list.List // of lookupEntry
-	m   map[int64]*list.Element
+	m   map[SchemaKey]*list.Element
 }
 
 type lookupEntry struct {
-	id int64
+	id SchemaKey
 	f  lookupFacts
 }
 
@@ -56,10 +56,10 @@ type lookupEntry struct {
 const defaultLookupEntries = 200_000
 
 func newLookupCache(max int) *lookupCache {
-	return &lookupCache{max: max, lru: list.New(), m: make(map[int64]*list.Element)}
+	return &lookupCache{max: max, lru: list.New(), m: make(map[SchemaKey]*list.Element)}
 }
 
-func (c *lookupCache) get(id int64) (lookupFacts, bool) {
+func (c *lookupCache) get(id SchemaKey) (lookupFacts, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.m[id]
@@ -70,7 +70,7 @@ func (c *lookupCache) get(id int64) (lookupFacts, bool) {
 	return el.Value.(lookupEntry).f, true
 }
 
-func (c *lookupCache) put(id int64, f lookupFacts) {
+func (c *lookupCache) put(id SchemaKey, f lookupFacts) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.m[id]; ok {
@@ -85,7 +85,7 @@ func (c *lookupCache) put(id int64, f lookupFacts) {
 	}
 }
 
-func (c *lookupCache) remove(id int64) {
+func (c *lookupCache) remove(id SchemaKey) {
 	c.mu.Lock()
 	if el, ok := c.m[id]; ok {
 		c.lru.Remove(el)
@@ -103,7 +103,7 @@ func (c *lookupCache) clear() {
 
 // facts returns the facts of stored schema id, loading it when they are
 // not kept.
-func (s *Service) lookupFact(ctx context.Context, tx Tx, id int64) (lookupFacts, error) {
+func (s *Service) lookupFact(ctx context.Context, tx Tx, id SchemaKey) (lookupFacts, error) {
 	if f, ok := s.lookups.get(id); ok {
 		return f, nil
 	}

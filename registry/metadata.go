@@ -38,7 +38,7 @@ func (s *Service) LatestWithMetadata(ctx context.Context, subject string, want m
 		}
 	versions:
 		for i := len(vs) - 1; i >= 0; i-- {
-			st, err := storedSchema(ctx, tx, vs[i].SchemaID)
+			st, err := storedSchema(ctx, tx, vs[i].Key())
 			if err != nil {
 				return err
 			}

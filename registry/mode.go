@@ -51,17 +51,20 @@ func globalMode(ctx context.Context, tx Tx) (Mode, error) {
 
 // effectiveMode returns the mode that applies to subject: a global
 // READONLY_OVERRIDE wins over everything (Confluent's kill switch), then
-// the subject's own mode, then the global one.
+// the subject's own mode, then its context level's (the global mode ""
+// for the default context), then the .__GLOBAL context's, READWRITE when
+// none has one (inheritedMode).
 func effectiveMode(ctx context.Context, tx Tx, subject string) (Mode, error) {
+	subject = levelKey(subject)
 	g, err := globalMode(ctx, tx)
-	if err != nil || g == ModeReadOnlyOverride || subject == "" {
+	if err != nil || g == ModeReadOnlyOverride {
 		return g, err
 	}
 	m, ok, err := storedMode(ctx, tx, subject)
-	if err != nil || !ok {
-		return g, err
+	if err != nil || ok {
+		return m, err
 	}
-	return m, nil
+	return inheritedMode(ctx, tx, subject)
 }
 
 // writable returns 42205 when mode refuses writes.
@@ -89,13 +92,9 @@ func checkWritable(ctx context.Context, tx Tx, subject string) error {
 // when subject is "" (READWRITE when never set). A subject without its own
 // mode answers 40409, unless defaultToGlobal asks for the global mode.
 func (s *Service) Mode(ctx context.Context, subject string, defaultToGlobal bool) (Mode, error) {
+	subject = levelKey(subject)
 	var out Mode
 	err := s.view(ctx, "get mode", func(tx Tx) error {
-		if subject == "" {
-			m, err := globalMode(ctx, tx)
-			out = m
-			return err
-		}
 		m, ok, err := storedMode(ctx, tx, subject)
 		if err != nil {
 			return err
@@ -104,8 +103,10 @@ func (s *Service) Mode(ctx context.Context, subject string, defaultToGlobal bool
 		case ok:
 			out = m
 		case defaultToGlobal:
-			out, err = globalMode(ctx, tx)
+			out, err = inheritedMode(ctx, tx, subject)
 			return err
+		case subject == "" || subject == GlobalContextKey:
+			out = ModeReadWrite
 		default:
 			return srerr.New(srerr.ErrSubjectModeNotFound,
 				"Subject '%s' does not have subject-level mode configured", subject)
@@ -121,6 +122,7 @@ func (s *Service) Mode(ctx context.Context, subject string, defaultToGlobal bool
 // itself otherwise) needs force, as in Confluent; without it the answer is
 // 42205.
 func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool) (Mode, error) {
+	subject = levelKey(subject)
 	m, err := ParseMode(mode)
 	if err != nil {
 		return "", err
@@ -140,7 +142,11 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 				return err
 			}
 			if cur != ModeImport {
-				vs, err := tx.Versions(ctx, VersionQuery{Subject: subject})
+				q := VersionQuery{Subject: subject}
+				if isContextLevel(subject) && subject != "" {
+					q = VersionQuery{SubjectPrefix: subject} // the context's subjects
+				}
+				vs, err := tx.Versions(ctx, q)
 				if err != nil {
 					return fmt.Errorf("list versions: %w", err)
 				}
@@ -166,6 +172,7 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 // with a null or absent mode does in Confluent (RestApiModeTest.testClearMode):
 // unlike DeleteMode, a subject without its own mode is no error.
 func (s *Service) ClearMode(ctx context.Context, subject string) error {
+	subject = levelKey(subject)
 	if subject != "" {
 		if err := ValidateSubject(subject); err != nil {
 			return err
@@ -191,6 +198,7 @@ func (s *Service) ClearMode(ctx context.Context, subject string) error {
 // without its own mode answers 40401 when it has no versions at all, 40409
 // otherwise.
 func (s *Service) DeleteMode(ctx context.Context, subject string) (Mode, error) {
+	subject = levelKey(subject)
 	var out Mode
 	err := s.update(ctx, "delete mode", func(tx Tx) error {
 		m, ok, err := storedMode(ctx, tx, subject)

@@ -11,67 +11,70 @@ import (
 	"github.com/charter-dev/charter/compat"
 )
 
-// SchemaByID returns the schema with global ID id (GET /schemas/ids/{id}).
-// IDs stay resolvable after their versions are soft deleted, so consumers
-// can still decode old data; once every version holding it is permanently
-// deleted the ID is forgotten. Errors: 40403 unknown or forgotten ID.
-func (s *Service) SchemaByID(ctx context.Context, id int64) (Schema, error) {
+// SchemaByID returns the schema with ID id in context schemaCtx ("" the
+// default one; GET /schemas/ids/{id}). IDs stay resolvable after their
+// versions are soft deleted, so consumers can still decode old data; once
+// every version holding it is permanently deleted the ID is forgotten.
+// Errors: 40403 unknown or forgotten ID.
+func (s *Service) SchemaByID(ctx context.Context, schemaCtx string, id int64) (Schema, error) {
 	var out Schema
 	err := s.view(ctx, "get schema by id", func(tx Tx) error {
-		st, err := storedSchema(ctx, tx, id)
+		st, err := storedSchema(ctx, tx, SchemaKey{Context: schemaCtx, ID: id})
 		out = st
 		return err
 	})
 	return out, err
 }
 
-// storedSchema returns schema id, or 40403. The store holds only schemas
+// storedSchema returns schema k, or 40403. The store holds only schemas
 // that a subject version (soft-deleted included) holds: the permanent
 // delete of the last one deletes the schema (forgetOrphans), as in
 // Confluent.
-func storedSchema(ctx context.Context, tx Tx, id int64) (Schema, error) {
-	st, err := tx.SchemaByID(ctx, id)
+func storedSchema(ctx context.Context, tx Tx, k SchemaKey) (Schema, error) {
+	st, err := tx.SchemaByID(ctx, k.Context, k.ID)
 	if errors.Is(err, ErrNotFound) {
-		return Schema{}, errSchemaNotFound(id)
+		return Schema{}, errSchemaNotFound(k.ID)
 	}
 	if err != nil {
-		return Schema{}, fmt.Errorf("get schema %d: %w", id, err)
+		return Schema{}, fmt.Errorf("get schema %d: %w", k.ID, err)
 	}
 	return st, nil
 }
 
 // hasVersions reports whether any subject version, soft-deleted
-// included, holds schema id.
-func hasVersions(ctx context.Context, tx Tx, id int64) (bool, error) {
-	vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: true})
+// included, holds schema k.
+func hasVersions(ctx context.Context, tx Tx, k SchemaKey) (bool, error) {
+	vs, err := tx.Versions(ctx, VersionQuery{SchemaID: k.ID, Context: k.Context, IncludeDeleted: true})
 	if err != nil {
-		return false, fmt.Errorf("list versions of schema %d: %w", id, err)
+		return false, fmt.Errorf("list versions of schema %d: %w", k.ID, err)
 	}
 	return len(vs) > 0, nil
 }
 
-// MaxSchemaID returns the largest schema ID ever stored, forgotten ones
-// included, 0 when none (fetchMaxId; it never goes down, as in Confluent).
-func (s *Service) MaxSchemaID(ctx context.Context) (int64, error) {
+// MaxSchemaID returns the largest schema ID ever stored in context
+// schemaCtx ("" the default one), forgotten ones included, 0 when none
+// (fetchMaxId; it never goes down, as in Confluent).
+func (s *Service) MaxSchemaID(ctx context.Context, schemaCtx string) (int64, error) {
 	var out int64
 	err := s.view(ctx, "get max schema id", func(tx Tx) error {
 		var err error
-		out, err = tx.MaxSchemaID(ctx)
+		out, err = tx.MaxSchemaID(ctx, schemaCtx)
 		return err
 	})
 	return out, err
 }
 
-// VersionsOfID returns the subject versions bound to schema id (GET
-// /schemas/ids/{id}/versions), restricted to subject when it is not "",
-// soft-deleted ones only with includeDeleted. Errors: 40403 unknown ID.
-func (s *Service) VersionsOfID(ctx context.Context, id int64, subject string, includeDeleted bool) ([]SubjectVersion, error) {
+// VersionsOfID returns the subject versions bound to schema id of context
+// schemaCtx (GET /schemas/ids/{id}/versions), restricted to subject when
+// it is not "", soft-deleted ones only with includeDeleted. Errors: 40403
+// unknown ID.
+func (s *Service) VersionsOfID(ctx context.Context, schemaCtx string, id int64, subject string, includeDeleted bool) ([]SubjectVersion, error) {
 	var out []SubjectVersion
 	err := s.view(ctx, "get versions of schema id", func(tx Tx) error {
-		if _, err := storedSchema(ctx, tx, id); err != nil {
+		if _, err := storedSchema(ctx, tx, SchemaKey{Context: schemaCtx, ID: id}); err != nil {
 			return err
 		}
-		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Subject: subject, IncludeDeleted: includeDeleted})
+		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Context: schemaCtx, Subject: subject, IncludeDeleted: includeDeleted})
 		if err != nil {
 			return fmt.Errorf("list versions of schema %d: %w", id, err)
 		}
@@ -84,8 +87,8 @@ func (s *Service) VersionsOfID(ctx context.Context, id int64, subject string, in
 // SubjectsOfID returns the subjects that hold schema id (GET
 // /schemas/ids/{id}/subjects), sorted, with the same filters as
 // VersionsOfID. Errors: 40403 unknown ID.
-func (s *Service) SubjectsOfID(ctx context.Context, id int64, subject string, includeDeleted bool) ([]string, error) {
-	vs, err := s.VersionsOfID(ctx, id, subject, includeDeleted)
+func (s *Service) SubjectsOfID(ctx context.Context, schemaCtx string, id int64, subject string, includeDeleted bool) ([]string, error) {
+	vs, err := s.VersionsOfID(ctx, schemaCtx, id, subject, includeDeleted)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +103,9 @@ func (s *Service) SubjectsOfID(ctx context.Context, id int64, subject string, in
 
 // SubjectQuery selects subjects for GET /subjects.
 type SubjectQuery struct {
-	// Prefix keeps subjects starting with it ("" keeps all).
+	// Prefix selects subjects as Confluent's subjectPrefix does (see
+	// subjectPrefix): AllContexts keeps every context's, "" the default
+	// context's, ":.ctx:" those of .ctx.
 	Prefix string
 	// Deleted also lists subjects whose versions are all soft-deleted.
 	Deleted bool
@@ -113,13 +118,17 @@ type SubjectQuery struct {
 func (s *Service) Subjects(ctx context.Context, q SubjectQuery) ([]string, error) {
 	out := []string{}
 	err := s.view(ctx, "list subjects", func(tx Tx) error {
-		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: q.Prefix, IncludeDeleted: q.Deleted || q.DeletedOnly})
+		prefix, keep := subjectPrefix(q.Prefix)
+		vs, err := tx.Versions(ctx, VersionQuery{SubjectPrefix: prefix, IncludeDeleted: q.Deleted || q.DeletedOnly})
 		if err != nil {
 			return fmt.Errorf("list versions: %w", err)
 		}
 		liveSubjects := map[string]bool{}
 		var names []string
 		for _, v := range vs {
+			if !keep(v.Subject) {
+				continue
+			}
 			if len(names) == 0 || names[len(names)-1] != v.Subject {
 				names = append(names, v.Subject)
 			}
@@ -196,7 +205,7 @@ func (s *Service) Version(ctx context.Context, subject string, n int, includeDel
 		if err != nil {
 			return err
 		}
-		st, err := storedSchema(ctx, tx, v.SchemaID)
+		st, err := storedSchema(ctx, tx, v.Key())
 		if err != nil {
 			return err
 		}
@@ -255,7 +264,7 @@ func referrers(ctx context.Context, tx Tx, subject string, version int, includeD
 	}
 	out := []int64{}
 	for _, id := range ids {
-		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: includeDeleted})
+		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Context: ContextOf(subject), IncludeDeleted: includeDeleted})
 		if err != nil {
 			return nil, fmt.Errorf("list versions of schema %d: %w", id, err)
 		}
@@ -269,7 +278,8 @@ func referrers(ctx context.Context, tx Tx, subject string, version int, includeD
 
 // SchemaQuery selects subject versions for GET /schemas.
 type SchemaQuery struct {
-	// SubjectPrefix keeps subjects starting with it.
+	// SubjectPrefix selects subjects as SubjectQuery.Prefix does: ""
+	// the default context's, AllContexts every context's.
 	SubjectPrefix string
 	// Deleted includes soft-deleted versions.
 	Deleted bool
@@ -288,7 +298,8 @@ type SchemaQuery struct {
 func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, error) {
 	out := []SubjectSchema{}
 	err := s.view(ctx, "list schemas", func(tx Tx) error {
-		prefix := q.SubjectPrefix
+		prefix, keep := subjectPrefix(q.SubjectPrefix)
+		want := prefix
 		var aliased map[string]bool
 		if q.Aliases {
 			byTarget, err := subjectAliases(ctx, tx)
@@ -311,15 +322,13 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 		if err != nil {
 			return fmt.Errorf("list versions: %w", err)
 		}
-		if prefix != q.SubjectPrefix {
-			kept := vs[:0:0]
-			for _, v := range vs {
-				if strings.HasPrefix(v.Subject, q.SubjectPrefix) || aliased[v.Subject] {
-					kept = append(kept, v)
-				}
+		kept := vs[:0:0]
+		for _, v := range vs {
+			if (strings.HasPrefix(v.Subject, want) && keep(v.Subject)) || aliased[v.Subject] {
+				kept = append(kept, v)
 			}
-			vs = kept
 		}
+		vs = kept
 		if q.LatestOnly {
 			latest := vs[:0:0]
 			for i, v := range vs {
@@ -329,15 +338,15 @@ func (s *Service) Schemas(ctx context.Context, q SchemaQuery) ([]SubjectSchema, 
 			}
 			vs = latest
 		}
-		byID := map[int64]Schema{}
+		byID := map[SchemaKey]Schema{}
 		for _, v := range vs {
-			st, ok := byID[v.SchemaID]
+			st, ok := byID[v.Key()]
 			if !ok {
-				st, err = storedSchema(ctx, tx, v.SchemaID)
+				st, err = storedSchema(ctx, tx, v.Key())
 				if err != nil {
 					return err
 				}
-				byID[v.SchemaID] = st
+				byID[v.Key()] = st
 			}
 			if q.RuleType != "" && !hasRuleOfType(st.RuleSet, q.RuleType) {
 				continue

@@ -108,19 +108,21 @@ func (s *Service) checkRequest(req *RegisterRequest) (compat.Format, error) {
 }
 
 // newCandidate resolves req's references in tx, parses the schema and
-// computes its stored text and fingerprint.
-func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool) (candidate, error) {
-	return s.newCandidateFrom(ctx, tx, f, req, normalize, nil)
+// computes its stored text and fingerprint, for subject (whose context
+// the references resolve in and the schema's identity is in).
+func (s *Service) newCandidate(ctx context.Context, tx Tx, f compat.Format, subject string, req RegisterRequest, normalize bool) (candidate, error) {
+	return s.newCandidateFrom(ctx, tx, f, subject, req, normalize, nil)
 }
 
 // newCandidateFrom is newCandidate with the schema already parsed (pre,
 // when not nil: parsed by f from req.Schema without references).
-func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, req RegisterRequest, normalize bool, pre compat.Schema) (candidate, error) {
+func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, subject string, req RegisterRequest, normalize bool, pre compat.Schema) (candidate, error) {
 	p := pre
+	sc := ContextOf(subject)
 	var deps []compat.Dependency
 	if p == nil || len(req.References) > 0 {
 		var err error
-		if deps, err = s.resolveReferences(ctx, tx, req.References); err != nil {
+		if deps, err = s.resolveReferences(ctx, tx, sc, req.References); err != nil {
 			return candidate{}, err
 		}
 		if p, err = f.Parse(req.Schema, deps); err != nil {
@@ -138,7 +140,7 @@ func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, 
 		refs = append([]Reference(nil), refs...)
 		for i, r := range refs {
 			if r.Version == Latest {
-				v, err := resolveRefVersion(ctx, tx, r, false)
+				v, err := resolveRefVersion(ctx, tx, sc, r, false)
 				if err != nil {
 					return candidate{}, err
 				}
@@ -153,6 +155,7 @@ func (s *Service) newCandidateFrom(ctx context.Context, tx Tx, f compat.Format, 
 	}
 	meta, rules := compactJSON(req.Metadata), compactJSON(req.RuleSet)
 	st := Schema{
+		Context:    sc,
 		Type:       f.Type(),
 		Text:       text,
 		References: refs,
@@ -277,7 +280,7 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 	}
 	s.forgotten(r.forgot)
 	if created != nil {
-		s.parsed.put(r.out.Schema.ID, created)
+		s.parsed.put(r.out.Schema.Key(), created)
 	}
 	s.log.DebugContext(ctx, "schema registered", "subject", r.out.Subject, "version", r.out.Version, "id", r.out.Schema.ID)
 	return r.out, nil
@@ -319,7 +322,7 @@ type registration struct {
 	copy bool
 	// forgot lists the schema IDs an IMPORT overwrite left without any
 	// version, which store deleted.
-	forgot []int64
+	forgot []SchemaKey
 	// out is the answer; verdict is the judgement of a new version, for
 	// the Observers.
 	out     SubjectSchema
@@ -460,7 +463,7 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 	if !r.contractOnly {
 		pre = r.parsed
 	}
-	cand, err := s.newCandidateFrom(ctx, tx, f, req, normalize, pre)
+	cand, err := s.newCandidateFrom(ctx, tx, f, subject, req, normalize, pre)
 	if err != nil {
 		return err
 	}
@@ -479,11 +482,12 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 // of every stored text and is not looked for: a descriptor sent under
 // another subject than the text gets an ID of its own.
 func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool, error) {
-	existing, err := tx.SchemaByFingerprint(ctx, r.cand.schema.Fingerprint)
+	sc := r.cand.schema.Context
+	existing, err := tx.SchemaByFingerprint(ctx, sc, r.cand.schema.Fingerprint)
 	if cs, ok := r.cand.parsed.(serializedForm); ok && errors.Is(err, ErrNotFound) && !r.norm && !cs.FromDescriptor() {
 		if pc := cs.PrintedCanonical(); pc != "" && pc != r.cand.schema.Text {
 			st := r.cand.schema
-			existing, err = tx.SchemaByFingerprint(ctx, Fingerprint(st.Type, pc, st.References, st.Metadata, st.RuleSet))
+			existing, err = tx.SchemaByFingerprint(ctx, sc, Fingerprint(st.Type, pc, st.References, st.Metadata, st.RuleSet))
 		}
 	}
 	if errors.Is(err, ErrNotFound) {
@@ -497,7 +501,7 @@ func (r *registration) existingSchema(ctx context.Context, tx Tx) (Schema, bool,
 		// takes it under the asked ID too, unless that ID already holds
 		// this content (a copy imported before) or another one (42205,
 		// in store).
-		other, err := tx.SchemaByID(ctx, r.req.ID)
+		other, err := tx.SchemaByID(ctx, sc, r.req.ID)
 		if err == nil && contentFingerprint(other) == r.cand.schema.Fingerprint {
 			return other, true, nil
 		}
@@ -654,7 +658,7 @@ func (r *registration) store(ctx context.Context, tx Tx, existing Schema, found 
 	if !found {
 		cand := r.cand
 		if r.mode == ModeImport {
-			if other, err := tx.SchemaByID(ctx, r.req.ID); err == nil {
+			if other, err := tx.SchemaByID(ctx, cand.schema.Context, r.req.ID); err == nil {
 				if contentFingerprint(other) != cand.schema.Fingerprint {
 					return nil, srerr.New(srerr.ErrOperationNotPermitted,
 						"Overwrite new schema with id %d is not permitted: that id holds a different schema", r.req.ID)
@@ -811,7 +815,7 @@ func (s *Service) lookup(ctx context.Context, tx Tx, subject string, req Registe
 		return err
 	}
 	normalize := req.Normalize || (cfg.Normalize != nil && *cfg.Normalize)
-	cand, err := s.newCandidate(ctx, tx, f, req, normalize)
+	cand, err := s.newCandidate(ctx, tx, f, subject, req, normalize)
 	if err != nil {
 		return err
 	}
@@ -835,7 +839,7 @@ func (s *Service) lookup(ctx context.Context, tx Tx, subject string, req Registe
 // inherited).
 func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, normalize bool) (SubjectVersion, Schema, bool, error) {
 	for _, fp := range []string{cand.schema.Fingerprint, cand.altFingerprint} {
-		st, err := tx.SchemaByFingerprint(ctx, fp)
+		st, err := tx.SchemaByFingerprint(ctx, cand.schema.Context, fp)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
@@ -869,12 +873,12 @@ func (s *Service) findInSubject(ctx context.Context, tx Tx, cand candidate, vers
 	// The facts of each version's schema (kept by ID) answer without
 	// loading its text.
 	for i := len(versions) - 1; i >= 0; i-- {
-		fs, err := s.lookupFact(ctx, tx, versions[i].SchemaID)
+		fs, err := s.lookupFact(ctx, tx, versions[i].Key())
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
 		if (noContract && want[fs.bare]) || (fs.content != "" && want[fs.content]) {
-			st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+			st, err := storedSchema(ctx, tx, versions[i].Key())
 			if err != nil {
 				return SubjectVersion{}, Schema{}, false, err
 			}
@@ -909,12 +913,12 @@ func (s *Service) matchInlined(ctx context.Context, tx Tx, cand candidate, versi
 	}
 	want := form(cand.parsed)
 	for i := len(versions) - 1; i >= 0; i-- {
-		if fs, err := s.lookupFact(ctx, tx, versions[i].SchemaID); err != nil {
+		if fs, err := s.lookupFact(ctx, tx, versions[i].Key()); err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		} else if fs.typ != cand.schema.Type || !fs.refs {
 			continue // no text to load
 		}
-		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		st, err := storedSchema(ctx, tx, versions[i].Key())
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
@@ -984,7 +988,7 @@ func (s *Service) matchNormalized(ctx context.Context, tx Tx, cand candidate, ve
 func (s *Service) matchParsed(ctx context.Context, tx Tx, cand candidate, versions []SubjectVersion, contract bool,
 	same func(compat.Schema) bool) (SubjectVersion, Schema, bool, error) {
 	for i := len(versions) - 1; i >= 0; i-- {
-		st, err := storedSchema(ctx, tx, versions[i].SchemaID)
+		st, err := storedSchema(ctx, tx, versions[i].Key())
 		if err != nil {
 			return SubjectVersion{}, Schema{}, false, err
 		}
@@ -1012,7 +1016,7 @@ func (s *Service) matchParsed(ctx context.Context, tx Tx, cand candidate, versio
 func contract(ctx context.Context, tx Tx, cfg Config, req RegisterRequest, liveVersions []SubjectVersion) (json.RawMessage, json.RawMessage, error) {
 	meta, rules := compactJSON(req.Metadata), compactJSON(req.RuleSet)
 	if (meta == nil || rules == nil) && len(liveVersions) > 0 {
-		prev, err := storedSchema(ctx, tx, liveVersions[len(liveVersions)-1].SchemaID)
+		prev, err := storedSchema(ctx, tx, liveVersions[len(liveVersions)-1].Key())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1039,7 +1043,7 @@ func compatibilityGroup(ctx context.Context, tx Tx, cfg Config, meta json.RawMes
 	want, wantOK := metadataProperty(meta, cfg.CompatibilityGroup)
 	var out []SubjectVersion
 	for _, v := range versions {
-		st, err := storedSchema(ctx, tx, v.SchemaID)
+		st, err := storedSchema(ctx, tx, v.Key())
 		if err != nil {
 			return nil, err
 		}
@@ -1057,7 +1061,7 @@ const maxReferenceDepth = 64
 // resolveReferences returns the texts of refs and, transitively, of their
 // own references, in dependency order (a dependency before its users),
 // each name once. A reference to a missing subject or version is 42201.
-func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference) ([]compat.Dependency, error) {
+func (s *Service) resolveReferences(ctx context.Context, tx Tx, schemaCtx string, refs []Reference) ([]compat.Dependency, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
@@ -1065,35 +1069,35 @@ func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference
 		out  []compat.Dependency
 		seen = map[string]SubjectVersion{} // by name, the version met first
 	)
-	var walk func(refs []Reference, depth int, stored bool) error
-	walk = func(refs []Reference, depth int, stored bool) error {
+	var walk func(sc string, refs []Reference, depth int, stored bool) error
+	walk = func(sc string, refs []Reference, depth int, stored bool) error {
 		if depth > maxReferenceDepth {
 			return srerr.New(srerr.ErrInvalidSchema, "Invalid schema: references nest deeper than %d levels", maxReferenceDepth)
 		}
 		for _, r := range refs {
 			if first, ok := seen[r.Name]; ok {
-				if err := s.checkReferenceVersion(ctx, tx, first, r, stored); err != nil {
+				if err := s.checkReferenceVersion(ctx, tx, sc, first, r, stored); err != nil {
 					return err
 				}
 				continue
 			}
-			v, err := resolveRefVersion(ctx, tx, r, stored)
+			v, err := resolveRefVersion(ctx, tx, sc, r, stored)
 			if err != nil {
 				return err
 			}
-			st, err := tx.SchemaByID(ctx, v.SchemaID)
+			st, err := tx.SchemaByID(ctx, v.Context(), v.SchemaID)
 			if err != nil {
 				return fmt.Errorf("load referenced schema %d: %w", v.SchemaID, err)
 			}
 			seen[r.Name] = v
-			if err := walk(st.References, depth+1, true); err != nil {
+			if err := walk(v.Context(), st.References, depth+1, true); err != nil {
 				return err
 			}
 			out = append(out, compat.Dependency{Name: r.Name, Text: st.Text})
 		}
 		return nil
 	}
-	if err := walk(refs, 0, false); err != nil {
+	if err := walk(schemaCtx, refs, 0, false); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -1102,8 +1106,8 @@ func (s *Service) resolveReferences(ctx context.Context, tx Tx, refs []Reference
 // resolveRefVersion finds the subject version a reference names. New
 // references must point at live versions; references already stored may
 // point at soft-deleted ones.
-func resolveRefVersion(ctx context.Context, tx Tx, r Reference, includeDeleted bool) (SubjectVersion, error) {
-	vs, err := subjectVersions(ctx, tx, r.Subject)
+func resolveRefVersion(ctx context.Context, tx Tx, schemaCtx string, r Reference, includeDeleted bool) (SubjectVersion, error) {
+	vs, err := subjectVersions(ctx, tx, QualifyIn(schemaCtx, r.Subject))
 	if err != nil {
 		return SubjectVersion{}, err
 	}

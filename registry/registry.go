@@ -34,6 +34,9 @@ type Reference struct {
 // Schema is a stored schema: immutable once created and identified by a
 // global ID. The same Fingerprint always maps to the same ID.
 type Schema struct {
+	// Context is the schema's context, whose ID space ID is in: "" for the
+	// default one (see ContextOf). ID and Fingerprint are unique within it.
+	Context    string            `json:"-"`
 	ID         int64             `json:"id"`
 	Type       compat.SchemaType `json:"schemaType"`
 	Text       string            `json:"schema"`

@@ -33,7 +33,7 @@ func (s *Service) fillEmptySchema(ctx context.Context, tx Tx, req *RegisterReque
 	if strings.TrimSpace(req.Schema) != "" || !hasContract(*req) || len(liveVersions) == 0 {
 		return nil
 	}
-	st, err := storedSchema(ctx, tx, liveVersions[len(liveVersions)-1].SchemaID)
+	st, err := storedSchema(ctx, tx, liveVersions[len(liveVersions)-1].Key())
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ type Service struct {
 	consumers ConsumerSource
 
 	forgetMu sync.RWMutex
-	onForget []func(id int64)
+	onForget []func(id SchemaKey)
 	onDrop   []func() // OnCachesDropped
 
 	obs observers      // Observe (observe.go)
@@ -81,14 +81,14 @@ type Service struct {
 // every schema ID whose last version was permanently deleted (GET
 // /schemas/ids/{id} answers 40403 from then on). Callers that cache
 // answers by schema ID evict them here.
-func (s *Service) OnSchemaForgotten(fn func(id int64)) {
+func (s *Service) OnSchemaForgotten(fn func(id SchemaKey)) {
 	s.forgetMu.Lock()
 	s.onForget = append(s.onForget, fn)
 	s.forgetMu.Unlock()
 }
 
 // forgotten evicts ids from the caches and tells the subscribers.
-func (s *Service) forgotten(ids []int64) {
+func (s *Service) forgotten(ids []SchemaKey) {
 	if len(ids) == 0 {
 		return
 	}

@@ -158,7 +158,7 @@ func TestRegisterAllOrNothing(t *testing.T) {
 		t.Errorf("store failure maps to %d, want 50001", code)
 	}
 	ok := registry.NewService(store, []compat.Format{avro.Format{}})
-	if max, err := ok.MaxSchemaID(ctx); err != nil || max != 0 {
+	if max, err := ok.MaxSchemaID(ctx, ""); err != nil || max != 0 {
 		t.Fatalf("after a failed register: max id %d (%v), want 0: the schema row was half-written", max, err)
 	}
 	// The next good registration gets ID 1.
@@ -379,7 +379,7 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	store := openStore(t)
 	svc := registry.NewService(store, []compat.Format{avro.Format{}})
 	var evicted []int64
-	svc.OnSchemaForgotten(func(id int64) { evicted = append(evicted, id) })
+	svc.OnSchemaForgotten(func(id registry.SchemaKey) { evicted = append(evicted, id.ID) })
 	mustRegister(t, svc, "a", registry.RegisterRequest{Schema: recA})  // id 1
 	mustRegister(t, svc, "b", registry.RegisterRequest{Schema: recA})  // id 1, shared
 	mustRegister(t, svc, "a", registry.RegisterRequest{Schema: recAb}) // id 2, only in a
@@ -394,7 +394,7 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	stored := func(id int64) bool {
 		t.Helper()
 		err := store.View(ctx, func(tx registry.Tx) error {
-			_, err := tx.SchemaByID(ctx, id)
+			_, err := tx.SchemaByID(ctx, "", id)
 			return err
 		})
 		if err != nil && !errors.Is(err, registry.ErrNotFound) {
@@ -405,18 +405,18 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	if !stored(1) || stored(2) {
 		t.Fatalf("stored: id 1 %v, id 2 %v; want only id 1 left in the store", stored(1), stored(2))
 	}
-	if _, err := svc.SchemaByID(ctx, 1); err != nil {
+	if _, err := svc.SchemaByID(ctx, "", 1); err != nil {
 		t.Errorf("id 1, still held by subject b: %v", err)
 	}
-	_, err := svc.SchemaByID(ctx, 2)
+	_, err := svc.SchemaByID(ctx, "", 2)
 	wantCode(t, err, srerr.ErrSchemaNotFound)
-	_, err = svc.SubjectsOfID(ctx, 2, "", true)
+	_, err = svc.SubjectsOfID(ctx, "", 2, "", true)
 	wantCode(t, err, srerr.ErrSchemaNotFound)
 	// Soft-deleted versions keep their IDs.
 	if _, err := svc.DeleteVersion(ctx, "b", 1, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.SchemaByID(ctx, 1); err != nil {
+	if _, err := svc.SchemaByID(ctx, "", 1); err != nil {
 		t.Errorf("id 1 after a soft delete: %v", err)
 	}
 	if _, err := svc.DeleteVersion(ctx, "b", 1, true); err != nil {
@@ -425,7 +425,7 @@ func TestPermanentDeleteForgetsOrphans(t *testing.T) {
 	if stored(1) || fmt.Sprint(evicted) != "[2 1]" {
 		t.Errorf("after the last version of id 1 went: stored %v, evicted %v; want gone and [2 1]", stored(1), evicted)
 	}
-	_, err = svc.SchemaByID(ctx, 1)
+	_, err = svc.SchemaByID(ctx, "", 1)
 	wantCode(t, err, srerr.ErrSchemaNotFound)
 	// The same content registered again gets a new ID, above the forgotten ones.
 	if ss := mustRegister(t, svc, "c", registry.RegisterRequest{Schema: recA}); ss.Schema.ID != 3 {

@@ -40,7 +40,10 @@ type Store interface {
 type VersionQuery struct {
 	Subject       string // exact subject
 	SubjectPrefix string // subjects starting with this prefix
-	SchemaID      int64  // versions bound to this schema ID
+	SchemaID      int64  // versions bound to this schema ID in Context
+	// Context restricts a SchemaID query to the subjects of that context
+	// ("" the default one, see ContextOf); without SchemaID it is unused.
+	Context string
 	// IncludeDeleted also returns soft-deleted versions.
 	IncludeDeleted bool
 }
@@ -49,12 +52,17 @@ type VersionQuery struct {
 // ErrNotFound or ErrConflict as documented; any other error is a store
 // failure.
 type Tx interface {
-	// SchemaByID returns the schema with id, or ErrNotFound.
-	SchemaByID(ctx context.Context, id int64) (Schema, error)
-	// SchemaByFingerprint returns the schema with fingerprint fp, or
+	// Schema IDs, fingerprints and the ID mark are per context (schemaCtx,
+	// "" for the default one, see ContextOf): two contexts may each hold
+	// ID 1, and the same content in two contexts is two schemas.
+
+	// SchemaByID returns the schema with id in context schemaCtx, or
 	// ErrNotFound.
-	SchemaByFingerprint(ctx context.Context, fp string) (Schema, error)
-	// CreateSchema stores s. With s.ID == 0 it allocates an ID that no
+	SchemaByID(ctx context.Context, schemaCtx string, id int64) (Schema, error)
+	// SchemaByFingerprint returns the schema with fingerprint fp in
+	// context schemaCtx, or ErrNotFound.
+	SchemaByFingerprint(ctx context.Context, schemaCtx, fp string) (Schema, error)
+	// CreateSchema stores s in context s.Context. With s.ID == 0 it allocates an ID that no
 	// schema holds or ever held: one above every ID ever stored, deleted
 	// ones and explicit ones included (Confluent's rule), while that is at
 	// most MaxID; past MaxID (an IMPORT took the largest ID), the smallest
@@ -72,11 +80,23 @@ type Tx interface {
 	// docs.confluent.io, schema-registry/schema-deletion-guidelines).
 	// Returns ErrNotFound for an unknown id, and ErrConflict while a
 	// subject version (soft-deleted included) still holds id.
-	DeleteSchema(ctx context.Context, id int64) error
-	// MaxSchemaID returns the largest schema ID ever stored, deleted ones
-	// included (the mark CreateSchema allocates above), 0 when none; as
-	// Confluent's fetchMaxId, which never goes down.
-	MaxSchemaID(ctx context.Context) (int64, error)
+	DeleteSchema(ctx context.Context, schemaCtx string, id int64) error
+	// MaxSchemaID returns the largest schema ID ever stored in context
+	// schemaCtx, deleted ones included (the mark CreateSchema allocates
+	// above), 0 when none; as Confluent's fetchMaxId, which never goes
+	// down.
+	MaxSchemaID(ctx context.Context, schemaCtx string) (int64, error)
+
+	// Contexts returns the schema contexts that exist: "" (the default
+	// one) first, always, then each other context in which a schema was
+	// stored and that DeleteContext has not removed since, sorted by
+	// bytes.
+	Contexts(ctx context.Context) ([]string, error)
+	// DeleteContext removes context c (not "") from Contexts until a
+	// schema is stored there again; its ID mark stays, so its IDs are
+	// never handed out twice. The caller checks that c holds no subject
+	// version. Returns ErrNotFound when c is not in Contexts.
+	DeleteContext(ctx context.Context, c string) error
 
 	// Versions returns the subject versions matching q, ordered by
 	// subject, then version ascending. No match is an empty slice.
@@ -88,7 +108,10 @@ type Tx interface {
 	// ErrNotFound.
 	DeleteVersion(ctx context.Context, subject string, version int) error
 	// ReferencedBy returns the IDs of schemas whose references name
-	// (subject, version), ascending.
+	// (subject, version), ascending. A reference names the subject as it
+	// is qualified in its referrer's context (QualifyIn), so the referrers
+	// of ":.ctx:s" are in .ctx unless one named it qualified from another
+	// context.
 	ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error)
 
 	// Config returns the config of subject ("" for global), or ErrNotFound.

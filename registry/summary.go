@@ -117,7 +117,7 @@ func (s *Service) compatibility(ctx context.Context, tx Tx, subject string, f co
 	for _, v := range versions {
 		summarized, known := sum.Known(v.SchemaID)
 		if !known {
-			p, err := s.parseTransient(ctx, tx, v.SchemaID)
+			p, err := s.parseTransient(ctx, tx, v.Key())
 			if err != nil {
 				return compat.Result{}, nil, err
 			}
@@ -180,22 +180,22 @@ func mergeFindings(summarized, full []compat.Finding) []compat.Finding {
 // is there, without adding it: building a summary reads every version of
 // a subject once, which would otherwise push the recent schemas out of
 // the cache. A stored schema of an unknown type is nil.
-func (s *Service) parseTransient(ctx context.Context, tx Tx, id int64) (compat.Schema, error) {
+func (s *Service) parseTransient(ctx context.Context, tx Tx, id SchemaKey) (compat.Schema, error) {
 	if p, ok := s.parsed.get(id); ok {
 		return p, nil
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("parse schema %d: %w", id, err)
+		return nil, fmt.Errorf("parse schema %d: %w", id.ID, err)
 	}
-	st, err := tx.SchemaByID(ctx, id)
+	st, err := tx.SchemaByID(ctx, id.Context, id.ID)
 	if err != nil {
-		return nil, fmt.Errorf("load schema %d: %w", id, err)
+		return nil, fmt.Errorf("load schema %d: %w", id.ID, err)
 	}
 	f, ok := s.formats[st.Type]
 	if !ok {
 		return nil, nil
 	}
-	deps, err := s.resolveReferences(ctx, tx, st.References)
+	deps, err := s.resolveReferences(ctx, tx, st.Context, st.References)
 	if err != nil {
 		return nil, fmt.Errorf("resolve references of schema %d: %w", st.ID, err)
 	}

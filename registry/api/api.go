@@ -70,12 +70,13 @@ type server struct {
 	log  *slog.Logger
 	opts Options
 
-	// byID caches the encoded body of GET /schemas/ids/{id}: schemas are
+	// byID caches the encoded body of GET /schemas/ids/{id} by context and
+	// ID: schemas are
 	// immutable, and the Service tells when one is forgotten (its last
 	// version permanently deleted). byIDGen counts those evictions, so a
 	// read that raced with one does not cache a stale answer.
 	byIDMu  sync.RWMutex
-	byID    map[int64][]byte
+	byID    map[registry.SchemaKey][]byte
 	byIDGen uint64
 
 	// view keeps encoded answers of the read paths (view.go); nil when
@@ -107,7 +108,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	if opts.ClusterID == "" {
 		opts.ClusterID = "charter"
 	}
-	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[int64][]byte{},
+	s := &server{svc: svc, log: opts.Logger, opts: opts, byID: map[registry.SchemaKey][]byte{},
 		routeMetrics: map[string]*routeMetrics{}, ids: newRequestIDs()}
 	s.metrics = newMetrics(s)
 	switch {
@@ -221,7 +222,7 @@ const readyTimeout = 5 * time.Second
 func (s *server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
-	if _, err := s.svc.MaxSchemaID(ctx); err != nil {
+	if _, err := s.svc.MaxSchemaID(ctx, ""); err != nil {
 		s.log.WarnContext(r.Context(), "not ready: the store does not answer", "error", err.Error())
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "DOWN"})
 		return
@@ -259,9 +260,10 @@ func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, paginate(out, p))
 }
 
-// cachedByID returns the cached body of GET /schemas/ids/{id}, or the
-// eviction generation to pass to cacheByID.
-func (s *server) cachedByID(id int64) ([]byte, uint64, bool) {
+// cachedByID returns the cached body of GET /schemas/ids/{id} for schema
+// id (its context and ID), or the eviction generation to pass to
+// cacheByID.
+func (s *server) cachedByID(id registry.SchemaKey) ([]byte, uint64, bool) {
 	s.byIDMu.RLock()
 	b, ok := s.byID[id]
 	gen := s.byIDGen
@@ -270,7 +272,7 @@ func (s *server) cachedByID(id int64) ([]byte, uint64, bool) {
 }
 
 // cacheByID stores body unless an eviction happened since gen.
-func (s *server) cacheByID(id int64, body []byte, gen uint64) {
+func (s *server) cacheByID(id registry.SchemaKey, body []byte, gen uint64) {
 	s.byIDMu.Lock()
 	defer s.byIDMu.Unlock()
 	if gen != s.byIDGen {
@@ -291,7 +293,7 @@ func (s *server) evictAllByID() {
 }
 
 // evictByID forgets the cached answer for id.
-func (s *server) evictByID(id int64) {
+func (s *server) evictByID(id registry.SchemaKey) {
 	s.byIDMu.Lock()
 	s.byIDGen++
 	delete(s.byID, id)

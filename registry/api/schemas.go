@@ -18,27 +18,29 @@ type schemaString struct {
 	MaxID      *int64               `json:"maxId,omitempty"`
 }
 
-// schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. Charter has
-// one context, so subject selects nothing; format=serialized answers a
-// Protobuf schema as its base64 FileDescriptorProto, format=resolved an
-// Avro one with its references inlined (registry.FormattedText). The
-// encoded answer is cached per ID (schemas are immutable), so repeated
-// reads cost no store transaction; the cache forgets an ID when the
-// Service does.
+// schemaByID: GET /schemas/ids/{id}?fetchMaxId&subject&format. subject
+// selects the context the ID is in (registry.Service.IDContext; the
+// /contexts/{ctx} prefix sets it to ":ctx:"), the default context without
+// it; fetchMaxId answers that context's largest ID. format=serialized
+// answers a Protobuf schema as its base64 FileDescriptorProto,
+// format=resolved an Avro one with its references inlined
+// (registry.FormattedText). The encoded answer is cached per context and
+// ID (schemas are immutable), so repeated reads cost no store transaction;
+// the cache forgets an ID when the Service does.
 func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
-	id, err := parseID(r)
+	key, err := s.schemaKey(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
 	serialized := registry.FormatChangesText(r.URL.Query().Get("format"))
-	cached, gen, ok := s.cachedByID(id)
+	cached, gen, ok := s.cachedByID(key)
 	if ok && !fetchMax && !serialized {
 		writeRaw(w, http.StatusOK, cached)
 		return
 	}
-	st, err := s.svc.SchemaByID(r.Context(), id)
+	st, err := s.svc.SchemaByID(r.Context(), key.Context, key.ID)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -60,7 +62,7 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, out)
 			return
 		}
-		max, err := s.svc.MaxSchemaID(r.Context())
+		max, err := s.svc.MaxSchemaID(r.Context(), key.Context)
 		if err != nil {
 			writeError(w, r, s.log, err)
 			return
@@ -74,18 +76,18 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	s.cacheByID(id, body, gen)
+	s.cacheByID(key, body, gen)
 	writeRaw(w, http.StatusOK, body)
 }
 
 // schemaTextByID: GET /schemas/ids/{id}/schema → the schema text itself.
 func (s *server) schemaTextByID(w http.ResponseWriter, r *http.Request) {
-	id, err := parseID(r)
+	key, err := s.schemaKey(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	st, err := s.svc.SchemaByID(r.Context(), id)
+	st, err := s.svc.SchemaByID(r.Context(), key.Context, key.ID)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -105,12 +107,12 @@ func (s *server) subjectsByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	id, err := parseID(r)
+	key, err := s.schemaKey(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	subjects, err := s.svc.SubjectsOfID(r.Context(), id, r.URL.Query().Get("subject"), boolParam(r, "deleted"))
+	subjects, err := s.svc.SubjectsOfID(r.Context(), key.Context, key.ID, subjectFilter(r, key), boolParam(r, "deleted"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
@@ -131,12 +133,12 @@ func (s *server) versionsByID(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	id, err := parseID(r)
+	key, err := s.schemaKey(r)
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return
 	}
-	vs, err := s.svc.VersionsOfID(r.Context(), id, r.URL.Query().Get("subject"), boolParam(r, "deleted"))
+	vs, err := s.svc.VersionsOfID(r.Context(), key.Context, key.ID, subjectFilter(r, key), boolParam(r, "deleted"))
 	if err != nil {
 		writeError(w, r, s.log, err)
 		return

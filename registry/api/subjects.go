@@ -101,9 +101,11 @@ func (s *server) listSubjects(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, s.log, err)
 		return
 	}
-	prefix := r.URL.Query().Get("subjectPrefix")
-	if prefix == ":*:" { // Confluent's "all contexts"; Charter has one
-		prefix = ""
+	// Confluent's default is the context wildcard (every context's
+	// subjects, qualified); an empty prefix is the default context's.
+	prefix := registry.AllContexts
+	if q := r.URL.Query(); q.Has("subjectPrefix") {
+		prefix = q.Get("subjectPrefix")
 	}
 	subjects, err := s.svc.Subjects(r.Context(), registry.SubjectQuery{
 		Prefix:      prefix,

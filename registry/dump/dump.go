@@ -76,6 +76,10 @@ type Dump struct {
 	// in RetiredSchemaIDs (deleted ones). Absent while they are empty.
 	SchemaIDFloor    int64   `json:"schemaIdFallbackFloor,omitempty"`
 	RetiredSchemaIDs []int64 `json:"retiredSchemaIds,omitempty"`
+	// Contexts holds the ID allocation state of each schema context other
+	// than the default one (the fields above), by name; absent when
+	// there are none.
+	Contexts []ContextIDs `json:"contexts,omitempty"`
 	// Config is the stored global config (the registry's Config JSON), nil
 	// when none is stored (the defaults apply).
 	Config json.RawMessage `json:"config,omitempty"`
@@ -99,9 +103,23 @@ type Dump struct {
 	ReadFrom string `json:"-"`
 }
 
-// Schema is one stored schema with its global ID. Metadata and RuleSet are
-// the stored JSON objects (nil when absent).
+// ContextIDs is the ID allocation state of one schema context (".ctx"):
+// as Dump's MaxSchemaID, SchemaIDFloor and RetiredSchemaIDs are for the
+// default context.
+type ContextIDs struct {
+	Context          string  `json:"context"`
+	MaxSchemaID      int64   `json:"maxSchemaId"`
+	SchemaIDFloor    int64   `json:"schemaIdFallbackFloor,omitempty"`
+	RetiredSchemaIDs []int64 `json:"retiredSchemaIds,omitempty"`
+	// Deleted says DELETE /contexts removed the context (its mark stays).
+	Deleted bool `json:"deleted,omitempty"`
+}
+
+// Schema is one stored schema with its ID in its context (Context, absent
+// for the default one). Metadata and RuleSet are the stored JSON objects
+// (nil when absent).
 type Schema struct {
+	Context    string          `json:"context,omitempty"`
 	ID         int64           `json:"id"`
 	Type       string          `json:"schemaType"`
 	Text       string          `json:"schema"`
@@ -254,7 +272,13 @@ func (d *Dump) Counts() Counts {
 // subjects by name (byte order) and their versions ascending, records by
 // subject, kind and key, the audit log by ID.
 func (d *Dump) Sort() {
-	slices.SortFunc(d.Schemas, func(a, b Schema) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(d.Schemas, func(a, b Schema) int {
+		return cmp.Or(strings.Compare(a.Context, b.Context), cmp.Compare(a.ID, b.ID))
+	})
+	slices.SortFunc(d.Contexts, func(a, b ContextIDs) int { return strings.Compare(a.Context, b.Context) })
+	for i := range d.Contexts {
+		slices.Sort(d.Contexts[i].RetiredSchemaIDs)
+	}
 	slices.SortFunc(d.Subjects, func(a, b Subject) int { return strings.Compare(a.Subject, b.Subject) })
 	for i := range d.Subjects {
 		slices.SortFunc(d.Subjects[i].Versions, func(a, b Version) int { return cmp.Compare(a.Version, b.Version) })
@@ -393,33 +417,34 @@ func (d *Dump) Validate() error {
 	if d.Format != Format {
 		return fmt.Errorf("read dump: format %q, want %q", d.Format, Format)
 	}
-	if d.SchemaIDFloor < 0 || d.SchemaIDFloor > d.MaxSchemaID {
-		return fmt.Errorf("read dump: schemaIdFallbackFloor %d: want 0 to maxSchemaId %d", d.SchemaIDFloor, d.MaxSchemaID)
-	}
-	for _, id := range d.RetiredSchemaIDs {
-		if id < 1 || id > d.MaxSchemaID {
-			return fmt.Errorf("read dump: retired schema id %d: want 1 to maxSchemaId %d", id, d.MaxSchemaID)
-		}
-	}
-	if d.MaxSchemaID < 0 {
-		return fmt.Errorf("read dump: maxSchemaId %d: want 0 or more", d.MaxSchemaID)
+	marks, err := d.contextMarks()
+	if err != nil {
+		return err
 	}
 	if err := object(d.Config, "the global config"); err != nil {
 		return err
 	}
-	ids := make(map[int64]bool, len(d.Schemas))
+	type skey struct {
+		context string
+		id      int64
+	}
+	ids := make(map[skey]bool, len(d.Schemas))
 	for _, s := range d.Schemas {
+		k := skey{s.Context, s.ID}
+		mark, known := marks[s.Context]
 		switch {
 		case s.ID <= 0:
 			return fmt.Errorf("read dump: schema id %d: want a positive id", s.ID)
-		case ids[s.ID]:
-			return fmt.Errorf("read dump: schema id %d is listed twice", s.ID)
-		case s.ID > d.MaxSchemaID:
-			return fmt.Errorf("read dump: schema id %d is above maxSchemaId %d", s.ID, d.MaxSchemaID)
+		case ids[k]:
+			return fmt.Errorf("read dump: schema id %d%s is listed twice", s.ID, inContext(s.Context))
+		case !known:
+			return fmt.Errorf("read dump: schema %d is in context %q, which contexts does not list", s.ID, s.Context)
+		case s.ID > mark:
+			return fmt.Errorf("read dump: schema id %d%s is above maxSchemaId %d", s.ID, inContext(s.Context), mark)
 		case s.Type == "":
 			return fmt.Errorf("read dump: schema %d has no schemaType", s.ID)
 		}
-		ids[s.ID] = true
+		ids[k] = true
 		if err := object(s.Metadata, fmt.Sprintf("the metadata of schema %d", s.ID)); err != nil {
 			return err
 		}
@@ -454,7 +479,7 @@ func (d *Dump) Validate() error {
 				return fmt.Errorf("read dump: subject %q version %d: want a positive version", s.Subject, v.Version)
 			case versions[v.Version]:
 				return fmt.Errorf("read dump: subject %q lists version %d twice", s.Subject, v.Version)
-			case !ids[v.ID]:
+			case !ids[skey{SubjectContext(s.Subject), v.ID}]:
 				return fmt.Errorf("read dump: subject %q version %d uses schema id %d, which the dump does not hold", s.Subject, v.Version, v.ID)
 			}
 			versions[v.Version] = true

@@ -365,6 +365,7 @@ const (
 	ActionSubjectDelete     = "subject.delete"
 	ActionVersionDelete     = "version.delete"
 	ActionFieldRemoved      = "field.removed"
+	ActionContextDelete     = "context.delete"
 )
 
 // Bump is the semantic-version class of a change.

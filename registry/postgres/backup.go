@@ -11,9 +11,9 @@ import (
 
 var _ registry.BackupTx = (*tx)(nil)
 
-// Schemas returns every stored schema, by ID ascending.
+// Schemas returns every stored schema, by context, then ID ascending.
 func (t *tx) Schemas(ctx context.Context) ([]registry.Schema, error) {
-	rows, err := t.q.Query(ctx, `SELECT `+schemaColumns+` FROM schemas ORDER BY id`)
+	rows, err := t.q.Query(ctx, `SELECT `+schemaColumns+` FROM schemas ORDER BY context, id`)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: %w", err)
 	}
@@ -85,15 +85,13 @@ func (t *tx) Modes(ctx context.Context) ([]registry.SubjectMode, error) {
 	return out, nil
 }
 
-// RaiseSchemaIDMark raises the ID mark to id when id is greater.
-func (t *tx) RaiseSchemaIDMark(ctx context.Context, id int64) error {
+// RaiseSchemaIDMark raises the ID mark of context schemaCtx to id when id
+// is greater.
+func (t *tx) RaiseSchemaIDMark(ctx context.Context, schemaCtx string, id int64) error {
 	if id < 0 {
 		return fmt.Errorf("raise the schema id mark: invalid id %d", id)
 	}
-	if _, err := t.q.Exec(ctx, `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1)`, id); err != nil {
-		return fmt.Errorf("raise the schema id mark to %d: %w", id, err)
-	}
-	return nil
+	return t.raiseMark(ctx, schemaCtx, id, 0)
 }
 
 // RestoreAudit stores e under e.ID, which must be above every stored ID
@@ -130,13 +128,17 @@ func (t *tx) RestoreAudit(ctx context.Context, e governance.AuditEntry) error {
 	return nil
 }
 
-// IDAllocation returns the fallback floor and the retired IDs.
-func (t *tx) IDAllocation(ctx context.Context) (registry.IDAllocation, error) {
-	var a registry.IDAllocation
-	if err := t.q.QueryRow(ctx, `SELECT fallback_floor FROM schema_id_mark`).Scan(&a.Floor); err != nil {
-		return a, fmt.Errorf("read the id fallback floor: %w", err)
+// IDAllocation returns the fallback floor and the retired IDs of context
+// schemaCtx.
+func (t *tx) IDAllocation(ctx context.Context, schemaCtx string) (registry.IDAllocation, error) {
+	var (
+		a   registry.IDAllocation
+		err error
+	)
+	if _, a.Floor, err = t.idMark(ctx, schemaCtx, false); err != nil {
+		return a, err
 	}
-	rows, err := t.q.Query(ctx, `SELECT id FROM retired_schema_ids ORDER BY id`)
+	rows, err := t.q.Query(ctx, `SELECT id FROM retired_schema_ids WHERE context = $1 ORDER BY id`, schemaCtx)
 	if err != nil {
 		return a, fmt.Errorf("list retired ids: %w", err)
 	}
@@ -154,17 +156,18 @@ func (t *tx) IDAllocation(ctx context.Context) (registry.IDAllocation, error) {
 	return a, nil
 }
 
-// RestoreIDAllocation raises the floor and retires a.Retired.
-func (t *tx) RestoreIDAllocation(ctx context.Context, a registry.IDAllocation) error {
+// RestoreIDAllocation raises the floor of context schemaCtx and retires
+// a.Retired there.
+func (t *tx) RestoreIDAllocation(ctx context.Context, schemaCtx string, a registry.IDAllocation) error {
 	if a.Floor < 0 {
 		return fmt.Errorf("restore id allocation: invalid floor %d", a.Floor)
 	}
-	if _, err := t.q.Exec(ctx, `UPDATE schema_id_mark SET fallback_floor = GREATEST(fallback_floor, $1)`, a.Floor); err != nil {
+	if err := t.raiseMark(ctx, schemaCtx, 0, a.Floor); err != nil {
 		return fmt.Errorf("restore the id fallback floor: %w", err)
 	}
 	for _, id := range a.Retired {
-		if _, err := t.q.Exec(ctx, `INSERT INTO retired_schema_ids (id) VALUES ($1) ON CONFLICT DO NOTHING`, id); err != nil {
-			return fmt.Errorf("retire id %d: %w", id, err)
+		if err := t.retire(ctx, schemaCtx, id); err != nil {
+			return err
 		}
 	}
 	return nil

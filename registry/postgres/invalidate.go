@@ -95,15 +95,17 @@ func (v *invalidator) notified(self string, n notice) {
 
 // announce raises cache_epoch from epoch (read under the write lock, so
 // no one else changed it) and notifies the other processes of the IDs
-// this transaction forgot; both take effect at commit. It returns the new
+// this transaction forgot in the default context (ids); one forgotten in
+// another context (other) drops every cache, as the notice names IDs of
+// the default context only. Both take effect at commit. It returns the new
 // epoch.
-func (s *Store) announce(ctx context.Context, q pgx.Tx, epoch int64, ids []int64) (int64, error) {
+func (s *Store) announce(ctx context.Context, q pgx.Tx, epoch int64, ids []int64, other bool) (int64, error) {
 	next := epoch + 1
 	payload, err := json.Marshal(notice{Source: s.instance, Epoch: next, IDs: ids})
 	if err != nil {
 		return 0, err
 	}
-	if len(payload) > maxPayload {
+	if len(payload) > maxPayload || other {
 		payload, _ = json.Marshal(notice{Source: s.instance, Epoch: next, All: true})
 	}
 	b := &pgx.Batch{}

@@ -337,8 +337,8 @@ func (s *Store) update(ctx context.Context, fn func(registry.Tx) error) error {
 		return err
 	}
 	var next int64
-	if len(t.forgotten) > 0 {
-		if next, err = s.announce(ctx, pgTx, epoch, t.forgotten); err != nil {
+	if len(t.forgotten) > 0 || t.forgotOther {
+		if next, err = s.announce(ctx, pgTx, epoch, t.forgotten, t.forgotOther); err != nil {
 			return err
 		}
 	}

@@ -75,7 +75,7 @@ func createAndForget(t *testing.T, s registry.Store, fp string) int64 {
 		if err := tx.DeleteVersion(ctx, "s-"+fp, 1); err != nil {
 			return err
 		}
-		return tx.DeleteSchema(ctx, id)
+		return tx.DeleteSchema(ctx, "", id)
 	})
 	return id
 }
@@ -160,7 +160,7 @@ func TestInvalidationAcrossStores(t *testing.T) {
 	})
 	mustUpdate(t, a, func(ctx context.Context, tx registry.Tx) error {
 		for _, id := range ids {
-			if err := tx.DeleteSchema(ctx, id); err != nil {
+			if err := tx.DeleteSchema(ctx, "", id); err != nil {
 				return err
 			}
 		}
@@ -347,7 +347,7 @@ func TestUpdateWaitHonoursContext(t *testing.T) {
 		t.Errorf("holder's Update: %v", err)
 	}
 	mustUpdate(t, b, func(ctx context.Context, tx registry.Tx) error {
-		_, err := tx.SchemaByFingerprint(ctx, "holder")
+		_, err := tx.SchemaByFingerprint(ctx, "", "holder")
 		return err
 	})
 }

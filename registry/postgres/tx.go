@@ -18,35 +18,37 @@ import (
 // tx is a [registry.Tx] over one pgx transaction.
 type tx struct {
 	q pgx.Tx
-	// forgotten collects the IDs DeleteSchema removed, announced to the
-	// other processes at commit.
-	forgotten []int64
+	// forgotten collects the default context's IDs DeleteSchema removed,
+	// announced to the other processes at commit; forgotOther says it
+	// removed one of another context (announced as "drop everything").
+	forgotten   []int64
+	forgotOther bool
 }
 
 var _ registry.Tx = (*tx)(nil)
 
 const (
-	schemaColumns   = `id, type, text, refs, metadata, ruleset, fingerprint`
-	querySchemaByID = `SELECT ` + schemaColumns + ` FROM schemas WHERE id = $1`
-	querySchemaByFP = `SELECT ` + schemaColumns + ` FROM schemas WHERE fingerprint = $1`
+	schemaColumns   = `context, id, type, text, refs, metadata, ruleset, fingerprint`
+	querySchemaByID = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = $1 AND id = $2`
+	querySchemaByFP = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = $1 AND fingerprint = $2`
 )
 
-// SchemaByID returns the schema with id, or an error wrapping
-// registry.ErrNotFound.
-func (t *tx) SchemaByID(ctx context.Context, id int64) (registry.Schema, error) {
-	s, err := scanSchema(t.q.QueryRow(ctx, querySchemaByID, id))
+// SchemaByID returns the schema with id in context schemaCtx, or an error
+// wrapping registry.ErrNotFound.
+func (t *tx) SchemaByID(ctx context.Context, schemaCtx string, id int64) (registry.Schema, error) {
+	s, err := scanSchema(t.q.QueryRow(ctx, querySchemaByID, schemaCtx, id))
 	if err != nil {
-		return registry.Schema{}, fmt.Errorf("schema %d: %w", id, notFound(err))
+		return registry.Schema{}, fmt.Errorf("schema %d%s: %w", id, inContext(schemaCtx), notFound(err))
 	}
 	return s, nil
 }
 
-// SchemaByFingerprint returns the schema with fingerprint fp, or an error
-// wrapping registry.ErrNotFound.
-func (t *tx) SchemaByFingerprint(ctx context.Context, fp string) (registry.Schema, error) {
-	s, err := scanSchema(t.q.QueryRow(ctx, querySchemaByFP, fp))
+// SchemaByFingerprint returns the schema with fingerprint fp in context
+// schemaCtx, or an error wrapping registry.ErrNotFound.
+func (t *tx) SchemaByFingerprint(ctx context.Context, schemaCtx, fp string) (registry.Schema, error) {
+	s, err := scanSchema(t.q.QueryRow(ctx, querySchemaByFP, schemaCtx, fp))
 	if err != nil {
-		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q: %w", fp, notFound(err))
+		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q%s: %w", fp, inContext(schemaCtx), notFound(err))
 	}
 	return s, nil
 }
@@ -59,7 +61,7 @@ func scanSchema(row pgx.Row) (registry.Schema, error) {
 		typ                  string
 		refs, metadata, rule *string
 	)
-	if err := row.Scan(&s.ID, &typ, &s.Text, &refs, &metadata, &rule, &s.Fingerprint); err != nil {
+	if err := row.Scan(&s.Context, &s.ID, &typ, &s.Text, &refs, &metadata, &rule, &s.Fingerprint); err != nil {
 		return registry.Schema{}, err
 	}
 	s.Type = compat.SchemaType(typ)
@@ -97,7 +99,7 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	id, fallback := s.ID, false
 	if id == 0 {
 		var err error
-		if id, fallback, err = t.allocateID(ctx); err != nil {
+		if id, fallback, err = t.allocateID(ctx, s.Context); err != nil {
 			return 0, fmt.Errorf("create schema: allocate id: %w", err)
 		}
 	}
@@ -110,8 +112,8 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 		str := string(b)
 		refs = &str
 	}
-	_, err := t.q.Exec(ctx, `INSERT INTO schemas (`+schemaColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id, string(s.Type), s.Text, refs, rawJSON(s.Metadata), rawJSON(s.RuleSet), s.Fingerprint)
+	_, err := t.q.Exec(ctx, `INSERT INTO schemas (`+schemaColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		s.Context, id, string(s.Type), s.Text, refs, rawJSON(s.Metadata), rawJSON(s.RuleSet), s.Fingerprint)
 	if pe := pgError(err); pe != nil && pe.Code == codeUniqueViolation {
 		if pe.ConstraintName == "schemas_pkey" {
 			return 0, fmt.Errorf("create schema: id %d: %w", id, registry.ErrConflict)
@@ -124,20 +126,20 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	if len(s.References) > 0 {
 		b := &pgx.Batch{}
 		for i, r := range s.References {
-			b.Queue(`INSERT INTO schema_references (schema_id, position, name, subject, version) VALUES ($1, $2, $3, $4, $5)`,
-				id, i, r.Name, r.Subject, r.Version)
+			b.Queue(`INSERT INTO schema_references (schema_context, schema_id, position, name, subject, version) VALUES ($1, $2, $3, $4, $5, $6)`,
+				s.Context, id, i, r.Name, registry.QualifyIn(s.Context, r.Subject), r.Version)
 		}
 		if err := t.q.SendBatch(ctx, b).Close(); err != nil {
 			return 0, fmt.Errorf("create schema %d: references: %w", id, err)
 		}
 	}
 	// Raised after the insert succeeded, so a conflict leaves it alone.
-	q := `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1)`
+	floor := int64(0)
 	if fallback {
-		q = `UPDATE schema_id_mark SET max_id = GREATEST(max_id, $1), fallback_floor = GREATEST(fallback_floor, $1)`
+		floor = id
 	}
-	if _, err := t.q.Exec(ctx, q, id); err != nil {
-		return 0, fmt.Errorf("create schema %d: raise the id mark: %w", id, err)
+	if err := t.raiseMark(ctx, s.Context, id, floor); err != nil {
+		return 0, fmt.Errorf("create schema %d: %w", id, err)
 	}
 	return id, nil
 }
@@ -158,18 +160,19 @@ func rawJSON(m json.RawMessage) *string {
 // subject version still holds id; both are found by queries, not by a
 // failed statement, so the transaction stays usable (the Service goes on
 // after ErrNotFound).
-func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
+func (t *tx) DeleteSchema(ctx context.Context, schemaCtx string, id int64) error {
 	var held bool
-	if err := t.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subject_versions WHERE schema_id = $1)`, id).Scan(&held); err != nil {
+	if err := t.q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM subject_versions WHERE context = $1 AND schema_id = $2)`,
+		schemaCtx, id).Scan(&held); err != nil {
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
 	if held {
 		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
 	}
-	if _, err := t.q.Exec(ctx, `DELETE FROM schema_references WHERE schema_id = $1`, id); err != nil {
+	if _, err := t.q.Exec(ctx, `DELETE FROM schema_references WHERE schema_context = $1 AND schema_id = $2`, schemaCtx, id); err != nil {
 		return fmt.Errorf("delete schema %d: references: %w", id, err)
 	}
-	tag, err := t.q.Exec(ctx, `DELETE FROM schemas WHERE id = $1`, id)
+	tag, err := t.q.Exec(ctx, `DELETE FROM schemas WHERE context = $1 AND id = $2`, schemaCtx, id)
 	if err != nil {
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
@@ -177,21 +180,25 @@ func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
 		return fmt.Errorf("delete schema %d: %w", id, registry.ErrNotFound)
 	}
 	// Retired, so that allocation past the mark never hands it out again.
-	if _, err := t.q.Exec(ctx, `INSERT INTO retired_schema_ids (id) VALUES ($1) ON CONFLICT DO NOTHING`, id); err != nil {
-		return fmt.Errorf("delete schema %d: retire its id: %w", id, err)
+	if err := t.retire(ctx, schemaCtx, id); err != nil {
+		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
-	t.forgotten = append(t.forgotten, id)
+	if schemaCtx == "" {
+		t.forgotten = append(t.forgotten, id)
+	} else {
+		t.forgotOther = true
+	}
 	return nil
 }
 
-// MaxSchemaID returns the ID mark: the largest schema ID ever stored,
-// deleted ones included, 0 when none.
-func (t *tx) MaxSchemaID(ctx context.Context) (int64, error) {
-	var id int64
-	if err := t.q.QueryRow(ctx, `SELECT max_id FROM schema_id_mark`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("max schema id: %w", err)
+// MaxSchemaID returns the ID mark of context schemaCtx: the largest
+// schema ID ever stored there, deleted ones included, 0 when none.
+func (t *tx) MaxSchemaID(ctx context.Context, schemaCtx string) (int64, error) {
+	mark, _, err := t.idMark(ctx, schemaCtx, false)
+	if err != nil {
+		return 0, fmt.Errorf("max schema id%s: %w", inContext(schemaCtx), err)
 	}
-	return id, nil
+	return mark, nil
 }
 
 // Versions returns the versions matching q ordered by subject (bytes),
@@ -239,7 +246,7 @@ func versionsQuery(q registry.VersionQuery) (string, []any) {
 		where = append(where, "starts_with(subject, "+arg(q.SubjectPrefix)+")")
 	}
 	if q.SchemaID != 0 {
-		where = append(where, "schema_id = "+arg(q.SchemaID))
+		where = append(where, "context = "+arg(q.Context), "schema_id = "+arg(q.SchemaID))
 	}
 	if !q.IncludeDeleted {
 		where = append(where, "NOT deleted")
@@ -264,9 +271,9 @@ func (t *tx) PutVersion(ctx context.Context, v registry.SubjectVersion) error {
 		return fmt.Errorf("put version %d of subject %q: versions start at 1", v.Version, v.Subject)
 	}
 	_, err := t.q.Exec(ctx,
-		`INSERT INTO subject_versions (subject, version, schema_id, deleted) VALUES ($1, $2, $3, $4)
+		`INSERT INTO subject_versions (subject, version, context, schema_id, deleted) VALUES ($1, $2, $3, $4, $5)
 		 ON CONFLICT (subject, version) DO UPDATE SET schema_id = excluded.schema_id, deleted = excluded.deleted`,
-		v.Subject, v.Version, v.SchemaID, v.Deleted)
+		v.Subject, v.Version, v.Context(), v.SchemaID, v.Deleted)
 	if pe := pgError(err); pe != nil && pe.Code == codeForeignKeyViolation {
 		return fmt.Errorf("put version %d of subject %q: schema %d: %w", v.Version, v.Subject, v.SchemaID, registry.ErrNotFound)
 	}

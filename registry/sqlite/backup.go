@@ -5,41 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/governance"
 )
 
 var _ registry.BackupTx = (*tx)(nil)
 
-// Schemas returns every stored schema, by ID ascending.
+// Schemas returns every stored schema, by context, then ID ascending.
 func (t *tx) Schemas(ctx context.Context) ([]registry.Schema, error) {
-	rows, err := t.tx.QueryContext(ctx, `SELECT `+schemaColumns+` FROM schemas ORDER BY id`)
+	rows, err := t.tx.QueryContext(ctx, `SELECT `+schemaColumns+` FROM schemas ORDER BY context, id`)
 	if err != nil {
 		return nil, fmt.Errorf("schemas: %w", err)
 	}
 	defer rows.Close()
 	out := []registry.Schema{}
 	for rows.Next() {
-		var (
-			s                    registry.Schema
-			typ                  string
-			refs, metadata, rule []byte
-		)
-		if err := rows.Scan(&s.ID, &typ, &s.Text, &refs, &metadata, &rule, &s.Fingerprint); err != nil {
+		s, err := scanSchema(rows)
+		if err != nil {
 			return nil, fmt.Errorf("schemas: %w", err)
-		}
-		s.Type = compat.SchemaType(typ)
-		if refs != nil {
-			if err := json.Unmarshal(refs, &s.References); err != nil {
-				return nil, fmt.Errorf("schema %d: decode references: %w", s.ID, err)
-			}
-		}
-		if metadata != nil {
-			s.Metadata = json.RawMessage(metadata)
-		}
-		if rule != nil {
-			s.RuleSet = json.RawMessage(rule)
 		}
 		out = append(out, s)
 	}
@@ -97,15 +80,13 @@ func (t *tx) Modes(ctx context.Context) ([]registry.SubjectMode, error) {
 	return out, nil
 }
 
-// RaiseSchemaIDMark raises the ID mark to id when id is greater.
-func (t *tx) RaiseSchemaIDMark(ctx context.Context, id int64) error {
+// RaiseSchemaIDMark raises the ID mark of context schemaCtx to id when id
+// is greater.
+func (t *tx) RaiseSchemaIDMark(ctx context.Context, schemaCtx string, id int64) error {
 	if id < 0 {
 		return fmt.Errorf("raise the schema id mark: invalid id %d", id)
 	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE schema_id_mark SET max_id = MAX(max_id, ?)`, id); err != nil {
-		return fmt.Errorf("raise the schema id mark to %d: %w", id, err)
-	}
-	return nil
+	return t.raiseMark(ctx, schemaCtx, id, 0)
 }
 
 // RestoreAudit stores e under e.ID, which must be above every stored ID
@@ -130,13 +111,17 @@ func (t *tx) RestoreAudit(ctx context.Context, e governance.AuditEntry) error {
 	return nil
 }
 
-// IDAllocation returns the fallback floor and the retired IDs.
-func (t *tx) IDAllocation(ctx context.Context) (registry.IDAllocation, error) {
-	var a registry.IDAllocation
-	if err := t.tx.QueryRowContext(ctx, `SELECT fallback_floor FROM schema_id_mark`).Scan(&a.Floor); err != nil {
-		return a, fmt.Errorf("read the id fallback floor: %w", err)
+// IDAllocation returns the fallback floor and the retired IDs of context
+// schemaCtx.
+func (t *tx) IDAllocation(ctx context.Context, schemaCtx string) (registry.IDAllocation, error) {
+	var (
+		a   registry.IDAllocation
+		err error
+	)
+	if _, a.Floor, err = t.idMark(ctx, schemaCtx); err != nil {
+		return a, err
 	}
-	rows, err := t.tx.QueryContext(ctx, `SELECT id FROM retired_schema_ids ORDER BY id`)
+	rows, err := t.tx.QueryContext(ctx, `SELECT id FROM retired_schema_ids WHERE context = ? ORDER BY id`, schemaCtx)
 	if err != nil {
 		return a, fmt.Errorf("list retired ids: %w", err)
 	}
@@ -154,16 +139,17 @@ func (t *tx) IDAllocation(ctx context.Context) (registry.IDAllocation, error) {
 	return a, nil
 }
 
-// RestoreIDAllocation raises the floor and retires a.Retired.
-func (t *tx) RestoreIDAllocation(ctx context.Context, a registry.IDAllocation) error {
+// RestoreIDAllocation raises the floor of context schemaCtx and retires
+// a.Retired there.
+func (t *tx) RestoreIDAllocation(ctx context.Context, schemaCtx string, a registry.IDAllocation) error {
 	if a.Floor < 0 {
 		return fmt.Errorf("restore id allocation: invalid floor %d", a.Floor)
 	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE schema_id_mark SET fallback_floor = MAX(fallback_floor, ?)`, a.Floor); err != nil {
+	if err := t.raiseMark(ctx, schemaCtx, 0, a.Floor); err != nil {
 		return fmt.Errorf("restore the id fallback floor: %w", err)
 	}
 	for _, id := range a.Retired {
-		if err := t.retire(ctx, id); err != nil {
+		if err := t.retire(ctx, schemaCtx, id); err != nil {
 			return err
 		}
 	}

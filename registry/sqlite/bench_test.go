@@ -96,7 +96,7 @@ func BenchmarkSchemaByID(b *testing.B) {
 		id := int64(i%n + 1)
 		i++
 		err := s.View(b.Context(), func(tx registry.Tx) error {
-			sc, err := tx.SchemaByID(b.Context(), id)
+			sc, err := tx.SchemaByID(b.Context(), "", id)
 			if err == nil && sc.ID != id {
 				err = fmt.Errorf("got schema %d, want %d", sc.ID, id)
 			}

@@ -65,21 +65,25 @@ func TestQueryPlans(t *testing.T) {
 		{"versions by prefix", versions(registry.VersionQuery{SubjectPrefix: "s"}),
 			"SEARCH subject_versions USING PRIMARY KEY (subject>? AND subject<?)"},
 		{"versions by schema ID", versions(registry.VersionQuery{SchemaID: 1}),
-			"SEARCH subject_versions USING INDEX subject_versions_schema_id (schema_id=?)"},
+			"SEARCH subject_versions USING INDEX subject_versions_schema_id (context=? AND schema_id=?)"},
+		{"versions by schema ID in a context", versions(registry.VersionQuery{SchemaID: 1, Context: ".c"}),
+			"SEARCH subject_versions USING INDEX subject_versions_schema_id (context=? AND schema_id=?)"},
 		{"versions of subject by schema ID", versions(registry.VersionQuery{Subject: "s", SchemaID: 1}),
 			"SEARCH subject_versions USING"},
-		{"schema by ID", query{querySchemaByID, []any{1}},
-			"SEARCH schemas USING INTEGER PRIMARY KEY (rowid=?)"},
-		{"schema by fingerprint", query{querySchemaByFP, []any{"fp"}},
-			"SEARCH schemas USING INDEX sqlite_autoindex_schemas_1 (fingerprint=?)"},
+		{"schema by ID", query{querySchemaByID, []any{"", 1}},
+			"SEARCH schemas USING PRIMARY KEY (context=? AND id=?)"},
+		{"schema by fingerprint", query{querySchemaByFP, []any{"", "fp"}},
+			"SEARCH schemas USING INDEX sqlite_autoindex_schemas_2 (context=? AND fingerprint=?)"},
 		{"referenced by", query{queryReferencedBy, []any{"s", 1}},
 			"SEARCH schema_references USING COVERING INDEX schema_references_target (subject=? AND version=?)"},
-		{"schema held by a version", query{queryHeld, []any{1}},
-			"SEARCH subject_versions USING COVERING INDEX subject_versions_schema_id (schema_id=?)"},
-		{"id free after the floor", query{queryFreeAfter, []any{1}},
-			"SEARCH retired_schema_ids USING INTEGER PRIMARY KEY (rowid=?)"},
-		{"first free id after the floor", query{queryFirstGap, []any{1}},
-			"SEARCH schemas USING INTEGER PRIMARY KEY (rowid>?)"},
+		{"schema held by a version", query{queryHeld, []any{"", 1}},
+			"SEARCH subject_versions USING COVERING INDEX subject_versions_schema_id (context=? AND schema_id=?)"},
+		{"id mark of a context", query{queryIDMark, []any{".c"}},
+			"SEARCH schema_id_mark USING PRIMARY KEY (context=?)"},
+		{"id free after the floor", query{queryFreeAfter, []any{1, ""}},
+			"SEARCH retired_schema_ids USING PRIMARY KEY (context=? AND id=?)"},
+		{"first free id after the floor", query{queryFirstGap, []any{1, ""}},
+			"SEARCH schemas USING PRIMARY KEY (context=? AND id>?)"},
 	}
 	for _, c := range cases {
 		rows, err := s.read.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+c.q.sql, c.q.args...)
@@ -231,14 +235,14 @@ func TestMigration0002(t *testing.T) {
 	var next int64
 	err = s.Update(ctx, func(tx registry.Tx) error {
 		for _, id := range []int64{1, 2} {
-			if _, err := tx.SchemaByID(ctx, id); err != nil {
+			if _, err := tx.SchemaByID(ctx, "", id); err != nil {
 				t.Errorf("held schema %d: %v", id, err)
 			}
 		}
-		if _, err := tx.SchemaByID(ctx, 7); !errors.Is(err, registry.ErrNotFound) {
+		if _, err := tx.SchemaByID(ctx, "", 7); !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("orphan schema 7: error = %v, want ErrNotFound", err)
 		}
-		if max, err := tx.MaxSchemaID(ctx); err != nil || max != 7 {
+		if max, err := tx.MaxSchemaID(ctx, ""); err != nil || max != 7 {
 			t.Errorf("MaxSchemaID after the migration = %d, %v; want 7", max, err)
 		}
 		if refs, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(refs) != 1 || refs[0] != 2 {

@@ -70,7 +70,7 @@ func TestReopen(t *testing.T) {
 			t.Fatalf("reopen %d: %v", i, err)
 		}
 		err = s.View(t.Context(), func(tx registry.Tx) error {
-			got, err := tx.SchemaByID(t.Context(), want.ID)
+			got, err := tx.SchemaByID(t.Context(), "", want.ID)
 			if err != nil {
 				return err
 			}
@@ -199,7 +199,7 @@ func TestViewDuringUpdate(t *testing.T) {
 	}()
 	<-written
 	err := s.View(t.Context(), func(tx registry.Tx) error {
-		_, err := tx.SchemaByFingerprint(t.Context(), "fp")
+		_, err := tx.SchemaByFingerprint(t.Context(), "", "fp")
 		if !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("View during Update sees uncommitted schema: %v", err)
 		}
@@ -213,7 +213,7 @@ func TestViewDuringUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.View(t.Context(), func(tx registry.Tx) error {
-		_, err := tx.SchemaByFingerprint(t.Context(), "fp")
+		_, err := tx.SchemaByFingerprint(t.Context(), "", "fp")
 		return err
 	})
 	if err != nil {
@@ -384,7 +384,7 @@ read:
 	defer s.Close()
 	err = s.View(t.Context(), func(tx registry.Tx) error {
 		for _, id := range printed {
-			got, err := tx.SchemaByID(t.Context(), id)
+			got, err := tx.SchemaByID(t.Context(), "", id)
 			if err != nil {
 				t.Errorf("printed ID %d: %v", id, err)
 				continue
@@ -421,7 +421,7 @@ func killChild(path string) {
 	for time.Now().Before(deadline) {
 		var id int64
 		err := s.Update(ctx, func(tx registry.Tx) error {
-			next, err := tx.MaxSchemaID(ctx)
+			next, err := tx.MaxSchemaID(ctx, "")
 			if err != nil {
 				return err
 			}

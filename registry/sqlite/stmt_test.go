@@ -32,11 +32,11 @@ func TestPreparedStatements(t *testing.T) {
 	for round := range 3 {
 		for _, run := range []func(context.Context, func(registry.Tx) error) error{s.Update, s.View} {
 			if err := run(ctx, func(tx registry.Tx) error {
-				st, err := tx.SchemaByID(ctx, id)
+				st, err := tx.SchemaByID(ctx, "", id)
 				if err != nil || st.Text != `"int"` {
 					t.Errorf("round %d: SchemaByID = %q, %v", round, st.Text, err)
 				}
-				if _, err := tx.SchemaByID(ctx, id+1); !errors.Is(err, registry.ErrNotFound) {
+				if _, err := tx.SchemaByID(ctx, "", id+1); !errors.Is(err, registry.ErrNotFound) {
 					t.Errorf("round %d: SchemaByID of a missing id: %v, want ErrNotFound", round, err)
 				}
 				return nil
@@ -72,7 +72,7 @@ func TestPreparedStatementsConcurrentViews(t *testing.T) {
 			var err error
 			for i := range 20 {
 				err = s.View(ctx, func(tx registry.Tx) error {
-					if _, err := tx.SchemaByID(ctx, int64(g*100+i)); !errors.Is(err, registry.ErrNotFound) {
+					if _, err := tx.SchemaByID(ctx, "", int64(g*100+i)); !errors.Is(err, registry.ErrNotFound) {
 						return err
 					}
 					if _, err := tx.Versions(ctx, registry.VersionQuery{Subject: "s", IncludeDeleted: i%2 == 0}); err != nil {

@@ -21,38 +21,38 @@ var _ registry.Tx = (*tx)(nil)
 
 // Queries whose plans TestQueryPlans checks: each is an index search.
 const (
-	schemaColumns     = `id, type, text, refs, metadata, ruleset, fingerprint`
-	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE fingerprint = ?`
+	schemaColumns     = `context, id, type, text, refs, metadata, ruleset, fingerprint`
+	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND fingerprint = ?`
 	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`
-	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE id = ?`
-	queryHeld         = `SELECT 1 FROM subject_versions WHERE schema_id = ? LIMIT 1`
+	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND id = ?`
+	queryHeld         = `SELECT 1 FROM subject_versions WHERE context = ? AND schema_id = ? LIMIT 1`
 )
 
-// SchemaByID returns the schema with id, or an error wrapping
-// registry.ErrNotFound.
-func (t *tx) SchemaByID(ctx context.Context, id int64) (registry.Schema, error) {
-	row := t.tx.QueryRowContext(ctx, querySchemaByID, id)
+// SchemaByID returns the schema with id in context schemaCtx, or an error
+// wrapping registry.ErrNotFound.
+func (t *tx) SchemaByID(ctx context.Context, schemaCtx string, id int64) (registry.Schema, error) {
+	row := t.tx.QueryRowContext(ctx, querySchemaByID, schemaCtx, id)
 	s, err := scanSchema(row)
 	if err != nil {
-		return registry.Schema{}, fmt.Errorf("schema %d: %w", id, notFound(err))
+		return registry.Schema{}, fmt.Errorf("schema %d%s: %w", id, inContext(schemaCtx), notFound(err))
 	}
 	return s, nil
 }
 
-// SchemaByFingerprint returns the schema with fingerprint fp, or an error
-// wrapping registry.ErrNotFound.
-func (t *tx) SchemaByFingerprint(ctx context.Context, fp string) (registry.Schema, error) {
-	row := t.tx.QueryRowContext(ctx, querySchemaByFP, fp)
+// SchemaByFingerprint returns the schema with fingerprint fp in context
+// schemaCtx, or an error wrapping registry.ErrNotFound.
+func (t *tx) SchemaByFingerprint(ctx context.Context, schemaCtx, fp string) (registry.Schema, error) {
+	row := t.tx.QueryRowContext(ctx, querySchemaByFP, schemaCtx, fp)
 	s, err := scanSchema(row)
 	if err != nil {
-		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q: %w", fp, notFound(err))
+		return registry.Schema{}, fmt.Errorf("schema with fingerprint %q%s: %w", fp, inContext(schemaCtx), notFound(err))
 	}
 	return s, nil
 }
 
 // scanSchema reads one schemas row selected with schemaColumns. Empty JSON
 // columns are NULL and come back as nil.
-func scanSchema(row *sql.Row) (registry.Schema, error) {
+func scanSchema(row interface{ Scan(...any) error }) (registry.Schema, error) {
 	var (
 		s        registry.Schema
 		typ      string
@@ -60,7 +60,7 @@ func scanSchema(row *sql.Row) (registry.Schema, error) {
 		metadata []byte
 		ruleSet  []byte
 	)
-	if err := row.Scan(&s.ID, &typ, &s.Text, &refs, &metadata, &ruleSet, &s.Fingerprint); err != nil {
+	if err := row.Scan(&s.Context, &s.ID, &typ, &s.Text, &refs, &metadata, &ruleSet, &s.Fingerprint); err != nil {
 		return registry.Schema{}, err
 	}
 	s.Type = compat.SchemaType(typ)
@@ -97,7 +97,7 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	id, fallback := s.ID, false
 	if id == 0 {
 		var err error
-		if id, fallback, err = t.allocateID(ctx); err != nil {
+		if id, fallback, err = t.allocateID(ctx, s.Context); err != nil {
 			return 0, fmt.Errorf("create schema: allocate id: %w", err)
 		}
 	}
@@ -110,8 +110,8 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 		refs = string(b)
 	}
 	_, err := t.tx.ExecContext(ctx,
-		`INSERT INTO schemas (`+schemaColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		id, string(s.Type), s.Text, refs, rawJSON(s.Metadata), rawJSON(s.RuleSet), s.Fingerprint)
+		`INSERT INTO schemas (`+schemaColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.Context, id, string(s.Type), s.Text, refs, rawJSON(s.Metadata), rawJSON(s.RuleSet), s.Fingerprint)
 	switch code(err) {
 	case 0:
 	case codePrimaryKey:
@@ -123,42 +123,43 @@ func (t *tx) CreateSchema(ctx context.Context, s registry.Schema) (int64, error)
 	}
 	for i, r := range s.References {
 		if _, err := t.tx.ExecContext(ctx,
-			`INSERT INTO schema_references (schema_id, position, name, subject, version) VALUES (?, ?, ?, ?, ?)`,
-			id, i, r.Name, r.Subject, r.Version); err != nil {
+			`INSERT INTO schema_references (schema_context, schema_id, position, name, subject, version) VALUES (?, ?, ?, ?, ?, ?)`,
+			s.Context, id, i, r.Name, registry.QualifyIn(s.Context, r.Subject), r.Version); err != nil {
 			return 0, fmt.Errorf("create schema %d: reference %q: %w", id, r.Name, err)
 		}
 	}
 	// Raised after the insert succeeded, so a conflict leaves it alone.
-	if err := t.markAllocated(ctx, id, fallback); err != nil {
+	if err := t.markAllocated(ctx, s.Context, id, fallback); err != nil {
 		return 0, fmt.Errorf("create schema %d: %w", id, err)
 	}
 	return id, nil
 }
 
-// DeleteSchema removes schema id and its reference rows. The ID mark stays
-// and id is retired, so allocation never hands it out again. Errors wrap registry.ErrNotFound for an
-// unknown id and registry.ErrConflict while a subject version still holds
-// id (the subject_versions foreign key).
-func (t *tx) DeleteSchema(ctx context.Context, id int64) error {
+// DeleteSchema removes schema id of context schemaCtx and its reference
+// rows. The ID mark stays and id is retired, so allocation never hands it
+// out again. Errors wrap registry.ErrNotFound for an unknown id and
+// registry.ErrConflict while a subject version still holds id (the
+// subject_versions foreign key).
+func (t *tx) DeleteSchema(ctx context.Context, schemaCtx string, id int64) error {
 	// Checked first, so that a refusal changes nothing.
 	var one int
-	switch err := t.tx.QueryRowContext(ctx, queryHeld, id).Scan(&one); {
+	switch err := t.tx.QueryRowContext(ctx, queryHeld, schemaCtx, id).Scan(&one); {
 	case err == nil:
 		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
 	case !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM schema_references WHERE schema_id = ?`, id); err != nil {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM schema_references WHERE schema_context = ? AND schema_id = ?`, schemaCtx, id); err != nil {
 		return fmt.Errorf("delete schema %d: references: %w", id, err)
 	}
-	res, err := t.tx.ExecContext(ctx, `DELETE FROM schemas WHERE id = ?`, id)
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM schemas WHERE context = ? AND id = ?`, schemaCtx, id)
 	if code(err) == codeForeignKey {
 		return fmt.Errorf("delete schema %d: a subject version still holds it: %w", id, registry.ErrConflict)
 	}
 	if err := affectedOne(res, err); err != nil {
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
-	if err := t.retire(ctx, id); err != nil {
+	if err := t.retire(ctx, schemaCtx, id); err != nil {
 		return fmt.Errorf("delete schema %d: %w", id, err)
 	}
 	return nil
@@ -173,14 +174,14 @@ func rawJSON(m json.RawMessage) any {
 	return string(m)
 }
 
-// MaxSchemaID returns the ID mark: the largest schema ID ever stored,
-// deleted ones included, 0 when none.
-func (t *tx) MaxSchemaID(ctx context.Context) (int64, error) {
-	var id int64
-	if err := t.tx.QueryRowContext(ctx, `SELECT max_id FROM schema_id_mark`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("max schema id: %w", err)
+// MaxSchemaID returns the ID mark of context schemaCtx: the largest
+// schema ID ever stored there, deleted ones included, 0 when none.
+func (t *tx) MaxSchemaID(ctx context.Context, schemaCtx string) (int64, error) {
+	mark, _, err := t.idMark(ctx, schemaCtx)
+	if err != nil {
+		return 0, fmt.Errorf("max schema id%s: %w", inContext(schemaCtx), err)
 	}
-	return id, nil
+	return mark, nil
 }
 
 // Versions returns the versions matching q ordered by subject, then version;
@@ -234,8 +235,8 @@ func versionsQuery(q registry.VersionQuery) (string, []any) {
 		}
 	}
 	if q.SchemaID != 0 {
-		where = append(where, "schema_id = ?")
-		args = append(args, q.SchemaID)
+		where = append(where, "context = ?", "schema_id = ?")
+		args = append(args, q.Context, q.SchemaID)
 	}
 	if !q.IncludeDeleted {
 		where = append(where, "deleted = 0")
@@ -275,9 +276,9 @@ func (t *tx) PutVersion(ctx context.Context, v registry.SubjectVersion) error {
 		return fmt.Errorf("put version %d of subject %q: versions start at 1", v.Version, v.Subject)
 	}
 	_, err := t.tx.ExecContext(ctx,
-		`INSERT INTO subject_versions (subject, version, schema_id, deleted) VALUES (?, ?, ?, ?)
+		`INSERT INTO subject_versions (subject, version, context, schema_id, deleted) VALUES (?, ?, ?, ?, ?)
 		 ON CONFLICT (subject, version) DO UPDATE SET schema_id = excluded.schema_id, deleted = excluded.deleted`,
-		v.Subject, v.Version, v.SchemaID, v.Deleted)
+		v.Subject, v.Version, v.Context(), v.SchemaID, v.Deleted)
 	switch code(err) {
 	case 0:
 		return nil

@@ -50,6 +50,7 @@ var (
 	ErrInvalidSubject          = &Error{42208, 422, "INVALID_SUBJECT", "Invalid subject"}
 	ErrSchemaTooLarge          = &Error{42209, 422, "SCHEMA_TOO_LARGE", "Schema too large"}
 	ErrInvalidRuleSet          = &Error{42210, 422, "INVALID_RULESET", "Invalid ruleset"}
+	ErrContextNotEmpty         = &Error{42211, 422, "CONTEXT_NOT_EMPTY", "Context not empty"}
 	ErrUnprocessableEntity     = &Error{422, 422, "UNPROCESSABLE_ENTITY", "Unprocessable entity"}
 	ErrBadRequest              = &Error{400, 400, "BAD_REQUEST", "Bad request"}
 	ErrPayloadTooLarge         = &Error{413, 413, "PAYLOAD_TOO_LARGE", "Request body too large"}

@@ -57,7 +57,7 @@ func testBackupLists(t *testing.T, s registry.Store) {
 	putVersions(t, s, registry.SubjectVersion{Subject: "a", Version: 1, SchemaID: 1},
 		registry.SubjectVersion{Subject: "b", Version: 2, SchemaID: 7, Deleted: true})
 	update(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if err := tx.DeleteSchema(ctx, 9); err != nil { // "gone"
+		if err := tx.DeleteSchema(ctx, "", 9); err != nil { // "gone"
 			return err
 		}
 		for _, sub := range []string{"b", "", "a\u00e9", "A", "a"} {
@@ -89,7 +89,7 @@ func testBackupLists(t *testing.T, s registry.Store) {
 			t.Errorf("Schemas = %s\nwant %s", got, want)
 		}
 		for _, sc := range ss {
-			if one, err := tx.SchemaByID(ctx, sc.ID); err != nil || one.Text != sc.Text {
+			if one, err := tx.SchemaByID(ctx, "", sc.ID); err != nil || one.Text != sc.Text {
 				t.Errorf("Schemas lists %d with text %q; SchemaByID has %q, %v", sc.ID, sc.Text, one.Text, err)
 			}
 		}
@@ -126,17 +126,17 @@ func testRaiseSchemaIDMark(t *testing.T, s registry.Store) {
 		var m int64
 		view(t, s, func(ctx context.Context, tx registry.Tx) error {
 			var err error
-			m, err = tx.MaxSchemaID(ctx)
+			m, err = tx.MaxSchemaID(ctx, "")
 			return err
 		})
 		return m
 	}
 	createSchemas(t, s, schema("a"))
-	update(t, s, func(ctx context.Context, tx registry.Tx) error { return backupTx(t, tx).RaiseSchemaIDMark(ctx, 40) })
+	update(t, s, func(ctx context.Context, tx registry.Tx) error { return backupTx(t, tx).RaiseSchemaIDMark(ctx, "", 40) })
 	if m := mark(); m != 40 {
 		t.Errorf("MaxSchemaID after raising to 40 = %d", m)
 	}
-	update(t, s, func(ctx context.Context, tx registry.Tx) error { return backupTx(t, tx).RaiseSchemaIDMark(ctx, 12) })
+	update(t, s, func(ctx context.Context, tx registry.Tx) error { return backupTx(t, tx).RaiseSchemaIDMark(ctx, "", 12) })
 	if m := mark(); m != 40 {
 		t.Errorf("MaxSchemaID after raising to 12 = %d, want 40 (it never goes down)", m)
 	}
@@ -144,7 +144,7 @@ func testRaiseSchemaIDMark(t *testing.T, s registry.Store) {
 		t.Errorf("allocated %d after the mark 40, want 41", ids[0])
 	}
 	err := s.Update(t.Context(), func(tx registry.Tx) error {
-		if err := backupTx(t, tx).RaiseSchemaIDMark(t.Context(), 90); err != nil {
+		if err := backupTx(t, tx).RaiseSchemaIDMark(t.Context(), "", 90); err != nil {
 			return err
 		}
 		return errRollback
@@ -225,17 +225,17 @@ func testRestoreAudit(t *testing.T, s registry.Store) {
 func testIDAllocationRestored(t *testing.T, s registry.Store) {
 	update(t, s, func(ctx context.Context, tx registry.Tx) error {
 		b := backupTx(t, tx)
-		a, err := b.IDAllocation(ctx)
+		a, err := b.IDAllocation(ctx, "")
 		if err != nil {
 			return err
 		}
 		if a.Floor != 0 || len(a.Retired) != 0 {
 			t.Errorf("IDAllocation of an empty store = %+v, want zero", a)
 		}
-		if err := b.RaiseSchemaIDMark(ctx, registry.MaxID); err != nil {
+		if err := b.RaiseSchemaIDMark(ctx, "", registry.MaxID); err != nil {
 			return err
 		}
-		return b.RestoreIDAllocation(ctx, registry.IDAllocation{Floor: 3, Retired: []int64{5, 4}})
+		return b.RestoreIDAllocation(ctx, "", registry.IDAllocation{Floor: 3, Retired: []int64{5, 4}})
 	})
 	// Past the mark: the smallest ID above the floor 3 that is not
 	// retired (4, 5) is 6.
@@ -243,7 +243,7 @@ func testIDAllocationRestored(t *testing.T, s registry.Store) {
 		t.Errorf("allocated %d, want 6 (above the floor 3, past the retired 4 and 5)", ids[0])
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		a, err := backupTx(t, tx).IDAllocation(ctx)
+		a, err := backupTx(t, tx).IDAllocation(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -254,7 +254,7 @@ func testIDAllocationRestored(t *testing.T, s registry.Store) {
 	})
 	// A lower floor changes nothing; retiring again is harmless.
 	update(t, s, func(ctx context.Context, tx registry.Tx) error {
-		return backupTx(t, tx).RestoreIDAllocation(ctx, registry.IDAllocation{Floor: 1, Retired: []int64{4}})
+		return backupTx(t, tx).RestoreIDAllocation(ctx, "", registry.IDAllocation{Floor: 1, Retired: []int64{4}})
 	})
 	if ids := createSchemas(t, s, schema("b")); ids[0] != 7 {
 		t.Errorf("allocated %d, want 7", ids[0])

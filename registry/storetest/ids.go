@@ -45,23 +45,23 @@ func testIDAllocationPastImportedMaximum(t *testing.T, s registry.Store) {
 				t.Errorf("%s: ID = %d, want %d", st.name, got, st.want)
 			}
 			if st.drop {
-				return tx.DeleteSchema(ctx, got)
+				return tx.DeleteSchema(ctx, "", got)
 			}
 			return nil
 		})
 	}
 	// Deleting the imported maximum leaves the mark, and allocation goes on.
-	update(t, s, func(ctx context.Context, tx registry.Tx) error { return tx.DeleteSchema(ctx, registry.MaxID) })
+	update(t, s, func(ctx context.Context, tx registry.Tx) error { return tx.DeleteSchema(ctx, "", registry.MaxID) })
 	got := createSchemas(t, s, schema("h"), schema("i"))
 	if got[0] != 9 || got[1] != 10 {
 		t.Errorf("after deleting the imported maximum: IDs = %v, want [9 10]", got)
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if max, err := tx.MaxSchemaID(ctx); err != nil || max != registry.MaxID {
+		if max, err := tx.MaxSchemaID(ctx, ""); err != nil || max != registry.MaxID {
 			t.Errorf("MaxSchemaID = %d, %v; want %d (the largest ever stored)", max, err, registry.MaxID)
 		}
 		for _, id := range []int64{1, 2, 3, 4, 5, 7, 8, 9, 10} {
-			if _, err := tx.SchemaByID(ctx, id); err != nil {
+			if _, err := tx.SchemaByID(ctx, "", id); err != nil {
 				t.Errorf("SchemaByID(%d): %v", id, err)
 			}
 		}

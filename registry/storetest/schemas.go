@@ -14,7 +14,7 @@ import (
 // kept; the next allocated ID is above the largest ever stored.
 func testIDAllocation(t *testing.T, s registry.Store) {
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		got, err := tx.MaxSchemaID(ctx)
+		got, err := tx.MaxSchemaID(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -43,7 +43,7 @@ func testIDAllocation(t *testing.T, s registry.Store) {
 		}
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		got, err := tx.MaxSchemaID(ctx)
+		got, err := tx.MaxSchemaID(ctx, "")
 		if err != nil {
 			return err
 		}
@@ -51,7 +51,7 @@ func testIDAllocation(t *testing.T, s registry.Store) {
 			t.Errorf("MaxSchemaID = %d, want 102", got)
 		}
 		for _, id := range []int64{1, 2, 3, 50, 100, 101, 102} {
-			if _, err := tx.SchemaByID(ctx, id); err != nil {
+			if _, err := tx.SchemaByID(ctx, "", id); err != nil {
 				t.Errorf("SchemaByID(%d): %v", id, err)
 			}
 		}
@@ -101,10 +101,10 @@ func testCreateSchemaConflicts(t *testing.T, s registry.Store) {
 		wantErrIs(t, c.name, err, registry.ErrConflict)
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if got, err := tx.MaxSchemaID(ctx); err != nil || got != 1 {
+		if got, err := tx.MaxSchemaID(ctx, ""); err != nil || got != 1 {
 			t.Errorf("MaxSchemaID = %d, %v; want 1", got, err)
 		}
-		got, err := tx.SchemaByID(ctx, 1)
+		got, err := tx.SchemaByID(ctx, "", 1)
 		if err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func testCreateSchemaConflicts(t *testing.T, s registry.Store) {
 		if !reflect.DeepEqual(got, first) {
 			t.Errorf("schema 1 = %+v, want %+v", got, first)
 		}
-		_, err = tx.SchemaByFingerprint(ctx, "fp-2")
+		_, err = tx.SchemaByFingerprint(ctx, "", "fp-2")
 		wantErrIs(t, "SchemaByFingerprint(fp-2) after failed create", err, registry.ErrNotFound)
 		return nil
 	})
@@ -159,14 +159,14 @@ func testSchemaRoundTrip(t *testing.T, s registry.Store) {
 			want := c.s
 			want.ID = id
 			view(t, s, func(ctx context.Context, tx registry.Tx) error {
-				byID, err := tx.SchemaByID(ctx, id)
+				byID, err := tx.SchemaByID(ctx, "", id)
 				if err != nil {
 					return err
 				}
 				if !reflect.DeepEqual(byID, want) {
 					t.Errorf("SchemaByID(%d)\n got %#v\nwant %#v", id, byID, want)
 				}
-				byFP, err := tx.SchemaByFingerprint(ctx, c.s.Fingerprint)
+				byFP, err := tx.SchemaByFingerprint(ctx, "", c.s.Fingerprint)
 				if err != nil {
 					return err
 				}
@@ -183,9 +183,9 @@ func testSchemaRoundTrip(t *testing.T, s registry.Store) {
 func testSchemaNotFound(t *testing.T, s registry.Store) {
 	createSchemas(t, s, schema("fp-1"))
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		_, err := tx.SchemaByID(ctx, 2)
+		_, err := tx.SchemaByID(ctx, "", 2)
 		wantErrIs(t, "SchemaByID(2)", err, registry.ErrNotFound)
-		_, err = tx.SchemaByFingerprint(ctx, "fp-2")
+		_, err = tx.SchemaByFingerprint(ctx, "", "fp-2")
 		wantErrIs(t, "SchemaByFingerprint(fp-2)", err, registry.ErrNotFound)
 		return nil
 	})
@@ -264,12 +264,12 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 		{"unknown id", 99, registry.ErrNotFound},
 	}
 	for _, r := range refusals {
-		err := s.Update(t.Context(), func(tx registry.Tx) error { return tx.DeleteSchema(t.Context(), r.id) })
+		err := s.Update(t.Context(), func(tx registry.Tx) error { return tx.DeleteSchema(t.Context(), "", r.id) })
 		wantErrIs(t, "DeleteSchema: "+r.name, err, r.want)
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
 		for _, id := range []int64{1, 2, 10} {
-			if _, err := tx.SchemaByID(ctx, id); err != nil {
+			if _, err := tx.SchemaByID(ctx, "", id); err != nil {
 				t.Errorf("after refused deletes: SchemaByID(%d): %v", id, err)
 			}
 		}
@@ -281,32 +281,32 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 
 	// Delete 10 (no version) and 2 (after its version), in one Update.
 	update(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if err := tx.DeleteSchema(ctx, 10); err != nil {
+		if err := tx.DeleteSchema(ctx, "", 10); err != nil {
 			return fmt.Errorf("DeleteSchema(10): %w", err)
 		}
 		if err := tx.DeleteVersion(ctx, "t", 1); err != nil {
 			return err
 		}
-		if err := tx.DeleteSchema(ctx, 2); err != nil {
+		if err := tx.DeleteSchema(ctx, "", 2); err != nil {
 			return fmt.Errorf("DeleteSchema(2): %w", err)
 		}
-		err := tx.DeleteSchema(ctx, 2)
+		err := tx.DeleteSchema(ctx, "", 2)
 		wantErrIs(t, "DeleteSchema(2) twice", err, registry.ErrNotFound)
 		return nil
 	})
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
 		for _, id := range []int64{2, 10} {
-			_, err := tx.SchemaByID(ctx, id)
+			_, err := tx.SchemaByID(ctx, "", id)
 			wantErrIs(t, fmt.Sprintf("SchemaByID(%d) after delete", id), err, registry.ErrNotFound)
 		}
 		for _, fp := range []string{"b", "c"} {
-			_, err := tx.SchemaByFingerprint(ctx, fp)
+			_, err := tx.SchemaByFingerprint(ctx, "", fp)
 			wantErrIs(t, fmt.Sprintf("SchemaByFingerprint(%q) after delete", fp), err, registry.ErrNotFound)
 		}
 		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(s, 1) after deleting its referrer = %v, %v; want none", got, err)
 		}
-		if got, err := tx.MaxSchemaID(ctx); err != nil || got != 10 {
+		if got, err := tx.MaxSchemaID(ctx, ""); err != nil || got != 10 {
 			t.Errorf("MaxSchemaID after deletes = %d, %v; want 10 (the largest ever stored)", got, err)
 		}
 		return nil
@@ -340,11 +340,11 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 				t.Errorf("%s: ID = %d, want %d", st.name, got, st.want)
 			}
 			if st.drop {
-				if err := tx.DeleteSchema(ctx, got); err != nil {
+				if err := tx.DeleteSchema(ctx, "", got); err != nil {
 					return err
 				}
 			}
-			if max, err := tx.MaxSchemaID(ctx); err != nil || max < got {
+			if max, err := tx.MaxSchemaID(ctx, ""); err != nil || max < got {
 				t.Errorf("%s: MaxSchemaID = %d, %v; want at least %d", st.name, max, err, got)
 			}
 			return nil

@@ -75,6 +75,10 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"Keks", testKeks},
 		{"Deks", testDeks},
 		{"DekRollback", testDekRollback},
+		{"ContextIDSpaces", testContextIDSpaces},
+		{"ContextReferences", testContextReferences},
+		{"Contexts", testContexts},
+		{"ContextBackup", testContextBackup},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -21,7 +21,7 @@ func testUpdateSeesOwnWrites(t *testing.T, s registry.Store) {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.SchemaByFingerprint(ctx, "fp-1"); err != nil {
+		if _, err := tx.SchemaByFingerprint(ctx, "", "fp-1"); err != nil {
 			t.Errorf("SchemaByFingerprint in the creating Update: %v", err)
 		}
 		if err := tx.PutVersion(ctx, sv("s", 1, id, false)); err != nil {
@@ -43,7 +43,7 @@ func testUpdateSeesOwnWrites(t *testing.T, s registry.Store) {
 		return nil
 	})
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if _, err := tx.SchemaByID(ctx, 1); err != nil {
+		if _, err := tx.SchemaByID(ctx, "", 1); err != nil {
 			t.Errorf("SchemaByID(1) after commit: %v", err)
 		}
 		if m, err := tx.Mode(ctx, "s"); err != nil || m != registry.ModeImport {
@@ -72,15 +72,15 @@ func snapshot(t *testing.T, s registry.Store) state {
 	var st state
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
 		var err error
-		if st.MaxID, err = tx.MaxSchemaID(ctx); err != nil {
+		if st.MaxID, err = tx.MaxSchemaID(ctx, ""); err != nil {
 			return err
 		}
 		if st.Versions, err = tx.Versions(ctx, registry.VersionQuery{IncludeDeleted: true}); err != nil {
 			return err
 		}
-		_, err = tx.SchemaByFingerprint(ctx, "fp-new")
+		_, err = tx.SchemaByFingerprint(ctx, "", "fp-new")
 		st.NewFPMissing = errors.Is(err, registry.ErrNotFound)
-		_, err = tx.SchemaByID(ctx, 99)
+		_, err = tx.SchemaByID(ctx, "", 99)
 		st.ID99Missing = errors.Is(err, registry.ErrNotFound)
 		c, err := tx.Config(ctx, "")
 		st.GlobalConfig = fmt.Sprintf("%+v %v", c, errors.Is(err, registry.ErrNotFound))
@@ -209,7 +209,7 @@ func testUpdateRollbackOnPanic(t *testing.T, s registry.Store) {
 func testViewReturnsFnError(t *testing.T, s registry.Store) {
 	errStop := errors.New("stop here")
 	err := s.View(t.Context(), func(tx registry.Tx) error {
-		_, err := tx.SchemaByID(t.Context(), 1)
+		_, err := tx.SchemaByID(t.Context(), "", 1)
 		if !errors.Is(err, registry.ErrNotFound) {
 			t.Errorf("SchemaByID(1) on an empty store: %v, want ErrNotFound", err)
 		}
@@ -293,7 +293,7 @@ func testConcurrentUpdates(t *testing.T, s registry.Store) {
 		if !slices.Equal(bound, ids) {
 			t.Errorf("schema IDs bound to versions = %v, want the allocated %v", bound, ids)
 		}
-		maxID, err := tx.MaxSchemaID(ctx)
+		maxID, err := tx.MaxSchemaID(ctx, "")
 		if err != nil {
 			return err
 		}

@@ -206,7 +206,7 @@ func testDeleteVersion(t *testing.T, s registry.Store) {
 		if want := []registry.SubjectVersion{sv("t", 1, 1, false)}; !equalVersions(got, want) {
 			t.Errorf("Versions after delete = %v, want %v", got, want)
 		}
-		if _, err := tx.SchemaByID(ctx, 1); err != nil {
+		if _, err := tx.SchemaByID(ctx, "", 1); err != nil {
 			t.Errorf("schema 1 after deleting versions: %v", err)
 		}
 		return nil

@@ -1,0 +1,92 @@
+package registry
+
+import "strings"
+
+// Schema contexts (Confluent's multi-tenancy namespaces).
+//
+// A subject ":.ctx:name" is in context ".ctx"; any other subject is in the
+// default context, Confluent's ".". Each context has its own schema ID
+// space: IDs, fingerprints (identity), the ID mark and IMPORT with explicit
+// IDs are per context. The store names the default context "" (the zero
+// value, so a Schema or a call that says nothing is in it, and every
+// registry written before contexts stays as it was); the API names it ".".
+
+// DefaultContext is the API's name of the default context.
+const DefaultContext = "."
+
+// ContextOf returns the context of a stored subject as the store names it:
+// ".ctx" for ":.ctx:name" (and ":.ctx"), "" for every other subject (the
+// default context; ":.:name" is normalised to "name" before it is
+// stored, see NormalizeSubject).
+func ContextOf(subject string) string {
+	c, _ := splitQualified(subject)
+	if c == "." || c == "*" {
+		return ""
+	}
+	return c
+}
+
+// ContextName returns the API's name of store context c: "." for "".
+func ContextName(c string) string {
+	if c == "" {
+		return DefaultContext
+	}
+	return c
+}
+
+// StoreContext returns the store's name of API context name c: "" for "."
+// (and for ""), c otherwise.
+func StoreContext(c string) string {
+	if c == DefaultContext {
+		return ""
+	}
+	return c
+}
+
+// NormalizeSubject returns subject with an explicit default context
+// removed: ":.:name" is "name", as Confluent's QualifiedSubject.normalize
+// has it. Other subjects are returned as they are.
+func NormalizeSubject(subject string) string {
+	if rest, ok := strings.CutPrefix(subject, ":.:"); ok {
+		return rest
+	}
+	return subject
+}
+
+// QualifyIn returns subject as it is stored when a schema in context c
+// names it (a reference's subject, or a subject given with a context URL
+// prefix): a qualified subject (":.x:name") is itself (":.:name" the plain
+// "name"), an unqualified one is in c.
+func QualifyIn(c, subject string) string {
+	if strings.HasPrefix(subject, ":.") {
+		return NormalizeSubject(subject)
+	}
+	if c == "" || c == DefaultContext {
+		return subject
+	}
+	return ":" + c + ":" + subject
+}
+
+// Context returns the store context of v's subject.
+func (v SubjectVersion) Context() string { return ContextOf(v.Subject) }
+
+// SchemaKey identifies a stored schema: its ID in its context's ID space.
+// The in-memory caches are keyed by it.
+type SchemaKey struct {
+	Context string // "" for the default context
+	ID      int64
+}
+
+// Key returns st's identity: its context and ID.
+func (st Schema) Key() SchemaKey { return SchemaKey{Context: st.Context, ID: st.ID} }
+
+// Key returns the identity of the schema v binds: its subject's context
+// and its schema ID.
+func (v SubjectVersion) Key() SchemaKey { return SchemaKey{Context: v.Context(), ID: v.SchemaID} }
+
+// SubjectName returns subject without its context: "name" for
+// ":.ctx:name" and for "name", "" for a context alone (":.ctx:", ":.ctx").
+func SubjectName(subject string) string {
+	_, n := splitQualified(subject)
+	return n
+}
