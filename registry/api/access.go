@@ -177,6 +177,20 @@ var routeAccess = map[string]access{
 	"DELETE " + dekPrefix + "/{name}/deks/{subject}/versions/{version}":        {kind: ownerSoftAdminPermanent},
 	"POST " + dekPrefix + "/{name}/deks/{subject}/versions/{version}/undelete": {kind: owner},
 
+	// Schema exporters copy subjects to another registry with the
+	// credentials their config holds: admins only, reads included.
+	"GET " + exporterPrefix:                    {kind: admin},
+	"POST " + exporterPrefix:                   {kind: admin},
+	"GET " + exporterPrefix + "/{name}":        {kind: admin},
+	"PUT " + exporterPrefix + "/{name}":        {kind: admin},
+	"DELETE " + exporterPrefix + "/{name}":     {kind: admin},
+	"GET " + exporterPrefix + "/{name}/config": {kind: admin},
+	"PUT " + exporterPrefix + "/{name}/config": {kind: admin},
+	"GET " + exporterPrefix + "/{name}/status": {kind: admin},
+	"PUT " + exporterPrefix + "/{name}/pause":  {kind: admin},
+	"PUT " + exporterPrefix + "/{name}/resume": {kind: admin},
+	"PUT " + exporterPrefix + "/{name}/reset":  {kind: admin},
+
 	// The whole registry, audit log included, out and in: admins only
 	// (an import restores the audit history, so it is never an owner's).
 	"GET /admin/export":  {kind: admin},

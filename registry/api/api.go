@@ -181,6 +181,7 @@ func (s *server) routes(mux *router) {
 	s.pactBrokerRoutes(mux) // pactbroker.go
 	s.backupRoutes(mux)     // backup.go
 	s.keyRoutes(mux)        // keys.go: the DEK registry
+	s.exporterRoutes(mux)   // exporters.go: schema linking
 
 	// Everything else: 405 when another method would match, else 404,
 	// both as Confluent error bodies.

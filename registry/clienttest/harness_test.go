@@ -201,7 +201,12 @@ func launch(bin, db string, args ...string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	return launchAt(bin, db, fmt.Sprintf("127.0.0.1:%d", port), args...)
+}
+
+// launchAt is launch on the address addr (host:port), for a server that
+// must come back where it was.
+func launchAt(bin, db, addr string, args ...string) (*server, error) {
 	s := &server{
 		URL:    "http://" + addr,
 		DB:     db,

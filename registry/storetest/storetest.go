@@ -79,6 +79,7 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) registry.Store) {
 		{"ContextReferences", testContextReferences},
 		{"Contexts", testContexts},
 		{"ContextBackup", testContextBackup},
+		{"Exporters", testExporters},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

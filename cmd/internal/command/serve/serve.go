@@ -322,6 +322,8 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 	}
 	cfg.Operations.apiOptions(&apiOpts)
 	handler := api.New(svc, apiOpts)
+	stopExporters := startExporters(ctx, cfg, svc, apiOpts.ClusterID, log)
+	defer stopExporters()
 	if cfg.UI {
 		ui, err := web.New(svc, web.Options{Auth: authn, Logger: log})
 		if err != nil {

@@ -1,0 +1,234 @@
+package clienttest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charter-dev/charter/registry/postgres/pgtest"
+)
+
+// Exporter acceptance (issue 15, part 2): two charter serve processes on
+// loopback, A and B, and an exporter on A to B's context .mirror
+// (contextType CUSTOM), following Confluent's schema linking quick start
+// (docs.confluent.io, "Schema Linking on Confluent Platform": create an
+// exporter on the source, the schemas appear in the destination context
+// with their IDs, the destination subjects in IMPORT mode).
+const (
+	exportSubjects = 50
+	exportVersions = 10 // per subject: 500 schemas in all
+	exportSecret   = "exp0rt-s3cret"
+)
+
+// exportSubject is the name of subject i.
+func exportSubject(i int) string { return fmt.Sprintf("mirror-%02d-value", i) }
+
+// registerRange registers versions from..to of every subject on s and
+// returns the IDs answered, by subject and version.
+func registerRange(t *testing.T, s *server, from, to int, ids map[string]map[int]int64) {
+	t.Helper()
+	for v := from; v <= to; v++ {
+		for i := range exportSubjects {
+			subject := exportSubject(i)
+			body := s.mustDo(t, http.MethodPost, "/subjects/"+subject+"/versions", map[string]string{"schema": eventSchema(i, v)}, http.StatusOK)
+			r := decodeJSON[registerResponse](t, "register answer", body)
+			if ids[subject] == nil {
+				ids[subject] = map[int]int64{}
+			}
+			ids[subject][v] = r.ID
+		}
+	}
+}
+
+// exporterStatus is GET /exporters/{name}/status.
+type exporterStatus struct {
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Offset int64  `json:"offset"`
+	Ts     int64  `json:"ts"`
+	Trace  string `json:"trace"`
+}
+
+// waitStatus polls A's exporter status until ok accepts it, failing the
+// test at the deadline with the last status seen.
+func waitStatus(t *testing.T, s *server, name string, within time.Duration, what string, ok func(exporterStatus) bool) exporterStatus {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var last exporterStatus
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r, err := s.do(ctx, http.DefaultClient, http.MethodGet, "/exporters/"+name+"/status", nil)
+		cancel()
+		if err == nil && r.Status == http.StatusOK {
+			last = decodeJSON[exporterStatus](t, "exporter status", r.Body)
+			if ok(last) {
+				return last
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("exporter %s: not %s within %s; last status %+v (err %v)", name, what, within, last, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// restartAt starts charter serve on db at addr, the address it had, and
+// registers its cleanup.
+func restartAt(t *testing.T, db, url string) *server {
+	t.Helper()
+	s, err := launchAt(charterBinary(t), db, strings.TrimPrefix(url, "http://"))
+	if err != nil {
+		t.Fatalf("restart charter serve on %s: %v", url, err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("charter serve output (%s):\n%s", s.URL, s.output.String())
+		}
+		s.stop(t)
+	})
+	return s
+}
+
+// TestExporterReplicatesToContext: 500 schemas in 50 subjects registered
+// on A, 150 of them while B is stopped (the exporter goes to ERROR with a
+// trace, and back to RUNNING once B is back) and 100 just before A is
+// killed with SIGKILL (A restarts on its database and resumes), all
+// appear on B as :.mirror:SUBJECT with the same versions and IDs, the
+// subjects in IMPORT mode and a subject config copied; the status ends
+// RUNNING at offset 500, and the exporter's credentials are never
+// answered nor logged.
+func TestExporterReplicatesToContext(t *testing.T) {
+	start := time.Now()
+	a := startServer(t)
+	b := startServer(t)
+	ids := map[string]map[int]int64{}
+	a.mustDo(t, http.MethodPost, "/exporters", map[string]any{
+		"name": "to-b", "contextType": "CUSTOM", "context": ".mirror", "subjects": []string{"mirror-*"},
+		"config": map[string]string{
+			"schema.registry.url":           b.URL,
+			"basic.auth.credentials.source": "USER_INFO",
+			"basic.auth.user.info":          "exporter:" + exportSecret,
+		},
+	}, http.StatusOK)
+	for _, path := range []string{"/exporters/to-b", "/exporters/to-b/config"} {
+		if body := a.mustDo(t, http.MethodGet, path, nil, http.StatusOK); strings.Contains(string(body), exportSecret) {
+			t.Errorf("GET %s answers the credentials: %s", path, body)
+		}
+	}
+	registerRange(t, a, 1, 3, ids)
+	a.mustDo(t, http.MethodPut, "/config/"+exportSubject(7), map[string]string{"compatibility": "FULL"}, http.StatusOK)
+	waitStatus(t, a, "to-b", 30*time.Second, "RUNNING at offset 150", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == 150
+	})
+
+	// B stops: the exporter fails with a trace, and catches up once B is
+	// back at its address.
+	bURL, bDB := b.URL, b.DB
+	b.stop(t)
+	registerRange(t, a, 4, 6, ids)
+	st := waitStatus(t, a, "to-b", 20*time.Second, "ERROR", func(s exporterStatus) bool { return s.State == "ERROR" })
+	if st.Trace == "" || strings.Contains(st.Trace, exportSecret) {
+		t.Errorf("ERROR status trace = %q, want the cause without credentials", st.Trace)
+	}
+	b = restartAt(t, bDB, bURL)
+	waitStatus(t, a, "to-b", 30*time.Second, "RUNNING at offset 300", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == 300 && s.Trace == ""
+	})
+
+	// A is killed right after 100 registrations, mid-copy or not: it
+	// resumes from its stored progress.
+	registerRange(t, a, 7, 8, ids)
+	aDB := a.DB
+	a.kill(t)
+	a = startServerDB(t, aDB)
+	registerRange(t, a, 9, 10, ids)
+	waitStatus(t, a, "to-b", 40*time.Second, "RUNNING at offset 500", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == exportSubjects*exportVersions
+	})
+
+	// Every version is on B, in .mirror, with its version number and ID.
+	for i := range exportSubjects {
+		subject := exportSubject(i)
+		for v := 1; v <= exportVersions; v++ {
+			body := b.mustDo(t, http.MethodGet, "/subjects/:.mirror:"+subject+"/versions/"+fmt.Sprint(v), nil, http.StatusOK)
+			got := decodeJSON[registerResponse](t, "version", body)
+			if got.ID != ids[subject][v] || got.Version != v {
+				t.Fatalf("B :.mirror:%s version %d: id %d version %d, want id %d (A's)", subject, v, got.ID, got.Version, ids[subject][v])
+			}
+		}
+	}
+	if body := b.mustDo(t, http.MethodGet, "/mode/:.mirror:"+exportSubject(0), nil, http.StatusOK); !strings.Contains(string(body), `"IMPORT"`) {
+		t.Errorf("B mode of :.mirror:%s = %s, want IMPORT", exportSubject(0), body)
+	}
+	if body := b.mustDo(t, http.MethodGet, "/config/:.mirror:"+exportSubject(7), nil, http.StatusOK); !strings.Contains(string(body), `"FULL"`) {
+		t.Errorf("B config of :.mirror:%s = %s, want FULL (copied from A)", exportSubject(7), body)
+	}
+	// .mirror is a context of B with its own ID space: B's default
+	// context is empty, and its first schema there gets ID 1 whatever
+	// .mirror holds.
+	own := decodeJSON[registerResponse](t, "register answer", b.mustDo(t, http.MethodPost, "/subjects/own-value/versions",
+		map[string]string{"schema": eventSchema(99, 1)}, http.StatusOK))
+	if own.ID != 1 {
+		t.Errorf("B's first schema in its default context got ID %d, want 1 (its own ID space)", own.ID)
+	}
+	for _, s := range []*server{a, b} {
+		if strings.Contains(s.output.String(), exportSecret) {
+			t.Errorf("server %s logged the exporter's credentials", s.URL)
+		}
+	}
+	t.Logf("500 schemas replicated A → B:.mirror with IDs preserved, through a stop of B and a SIGKILL of A, in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestExporterOneReplicaCopies: two replicas on one PostgreSQL database
+// run the exporter runner each; the lease lets only one copy, so the
+// offset counts every version once (two copiers would count each twice),
+// and B holds every version with A's IDs.
+func TestExporterOneReplicaCopies(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	r1, r2 := startServerDB(t, dsn), startServerDB(t, dsn)
+	b := startServer(t)
+	r1.mustDo(t, http.MethodPost, "/exporters", map[string]any{
+		"name": "to-b", "contextType": "CUSTOM", "context": ".mirror", "subjects": []string{"mirror-*"},
+		"config": map[string]string{"schema.registry.url": b.URL},
+	}, http.StatusOK)
+	ids := map[string]map[int]int64{}
+	const subjects, versions = 10, 3
+	for v := 1; v <= versions; v++ {
+		for i := range subjects {
+			s := []*server{r1, r2}[i%2]
+			subject := exportSubject(i)
+			body := s.mustDo(t, http.MethodPost, "/subjects/"+subject+"/versions", map[string]string{"schema": eventSchema(i, v)}, http.StatusOK)
+			if ids[subject] == nil {
+				ids[subject] = map[int]int64{}
+			}
+			ids[subject][v] = decodeJSON[registerResponse](t, "register answer", body).ID
+		}
+	}
+	// The replicas see each other's writes within a resync (30 s) at
+	// worst; the status is the same through either.
+	waitStatus(t, r2, "to-b", 45*time.Second, "RUNNING at offset 30", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == subjects*versions
+	})
+	for i := range subjects {
+		subject := exportSubject(i)
+		for v := 1; v <= versions; v++ {
+			got := decodeJSON[registerResponse](t, "version", b.mustDo(t, http.MethodGet, "/subjects/:.mirror:"+subject+"/versions/"+fmt.Sprint(v), nil, http.StatusOK))
+			if got.ID != ids[subject][v] {
+				t.Fatalf("B :.mirror:%s version %d: id %d, want %d", subject, v, got.ID, ids[subject][v])
+			}
+		}
+	}
+	copied := strings.Count(r1.output.String(), `msg="exporter copied versions"`) + strings.Count(r2.output.String(), `msg="exporter copied versions"`)
+	holders := 0
+	for _, s := range []*server{r1, r2} {
+		if strings.Contains(s.output.String(), `msg="exporter copied versions"`) {
+			holders++
+		}
+	}
+	if holders != 1 || copied == 0 {
+		t.Errorf("%d replicas copied (%d cycles), want exactly one", holders, copied)
+	}
+}
