@@ -193,8 +193,8 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 		return
 	}
 	copied, err := r.export(ctx, e)
-	if ctx.Err() != nil || errors.Is(err, errLeaseLost) {
-		return // shutting down, or another process runs it now
+	if ctx.Err() != nil || errors.Is(err, errStop) {
+		return // shutting down, or the exporter changed under the cycle
 	}
 	if err != nil {
 		r.fail(ctx, e.Name, err)
@@ -316,7 +316,7 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 		n, err := c.subject(ctx, subject, &p, r.opts.MaxPerCycle-copied)
 		copied += n
 		if n > 0 || p != progress[subject.Name] {
-			if serr := r.saveProgress(ctx, e.Name, subject.Name, p, n); serr != nil {
+			if serr := r.saveProgress(ctx, &e, subject.Name, p, n); serr != nil {
 				return copied, errors.Join(err, serr)
 			}
 		}
@@ -327,38 +327,59 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	return copied, nil
 }
 
-// errLeaseLost stops a cycle whose exporter another process took over.
-var errLeaseLost = errors.New("another process took over the exporter's lease")
+// errStop ends a cycle without an error state: the exporter was paused,
+// reset, redirected or deleted under it, or another process took over
+// its lease. The next cycle starts from what is stored.
+var errStop = errors.New("the exporter changed during the cycle")
 
-// saveProgress stores exporter name's progress p on subject, adds n to
-// its offset and, with a Lease, renews it (errLeaseLost when another
-// process holds it now: it copies from here).
-func (r *Runner) saveProgress(ctx context.Context, name, subject string, p Progress, n int) error {
-	return r.store.Update(ctx, func(tx Tx, _ Audit) error {
-		e, ok, err := tx.Exporter(ctx, name)
-		if err != nil || !ok {
-			return err // deleted meanwhile: nothing to record
+// saveProgress stores the progress p of exporter e (as the cycle read
+// it) on subject, adds n to its offset and, with a Lease, renews it. It
+// records nothing and answers errStop when the stored exporter is no
+// longer the cycle's: deleted, its offset moved by a reset, its
+// destination changed, or its lease another process's; it records p and
+// answers errStop when the exporter was paused meanwhile.
+func (r *Runner) saveProgress(ctx context.Context, e *Stored, subject string, p Progress, n int) error {
+	err := r.store.Update(ctx, func(tx Tx, _ Audit) error {
+		cur, ok, err := tx.Exporter(ctx, e.Name)
+		switch {
+		case err != nil:
+			return err
+		case !ok, cur.Offset != e.Offset, redirected(e.Exporter, cur.Exporter):
+			return errStop
+		case r.opts.Lease > 0 && cur.LeaseOwner != r.owner:
+			delete(r.leases, e.Name)
+			return errStop
 		}
 		now := r.opts.Now()
 		if r.opts.Lease > 0 {
-			if e.LeaseOwner != r.owner {
-				delete(r.leases, name)
-				return errLeaseLost
-			}
-			e.LeaseUntil = now.Add(r.opts.Lease).UnixMilli()
+			cur.LeaseUntil = now.Add(r.opts.Lease).UnixMilli()
 		}
-		if err := tx.PutExporterProgress(ctx, name, subject, p); err != nil {
+		if err := tx.PutExporterProgress(ctx, e.Name, subject, p); err != nil {
 			return err
 		}
 		if n > 0 {
-			e.Offset += int64(n)
-			e.Ts = now.UnixMilli()
+			cur.Offset += int64(n)
+			cur.Ts = now.UnixMilli()
 		}
-		if n == 0 && r.opts.Lease <= 0 {
-			return nil
+		if n > 0 || r.opts.Lease > 0 {
+			if err := tx.PutExporter(ctx, cur); err != nil {
+				return err
+			}
 		}
-		return tx.PutExporter(ctx, e)
+		e.Offset, e.State = cur.Offset, cur.State
+		return nil
 	})
+	if err == nil && e.State == StatePaused {
+		return errStop
+	}
+	return err
+}
+
+// redirected reports whether b sends an exporter's copies elsewhere
+// than a: another registry, context or renaming.
+func redirected(a, b Exporter) bool {
+	return a.ContextType != b.ContextType || a.Context != b.Context ||
+		a.SubjectRenameFormat != b.SubjectRenameFormat || a.Config[ConfigURL] != b.Config[ConfigURL]
 }
 
 // versionKey names one source version.

@@ -133,6 +133,8 @@ type fakeDest struct {
 	requests []string // "METHOD path body"
 	fail     bool
 	auth     []string
+	// onPost, when set, runs on each POST before it is answered.
+	onPost func()
 }
 
 func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -146,6 +148,9 @@ func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.requests = append(d.requests, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(b)))
+	if r.Method == http.MethodPost && d.onPost != nil {
+		d.onPost()
+	}
 	if r.Method == http.MethodPost {
 		var body struct {
 			ID int64 `json:"id"`
@@ -346,5 +351,54 @@ func TestRunnerStopsOnCancel(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return within 5s of its context ending")
+	}
+}
+
+// TestRunnerYieldsToChanges: an exporter paused during a cycle stops
+// after the subject being copied (its progress kept); one redirected or
+// reset during a cycle records nothing of it, so that the next cycle
+// copies everything to the new destination.
+func TestRunnerYieldsToChanges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(s *Stored)
+		want   map[string]Progress
+		state  State
+	}{
+		{"pause", func(s *Stored) { s.State = StatePaused }, map[string]Progress{"a": {Version: 1, Imported: true}}, StatePaused},
+		{"redirect", func(s *Stored) { s.Config = map[string]string{ConfigURL: "http://elsewhere:8081"}; s.Offset = 0 }, map[string]Progress{}, StateStarting},
+		{"reset", func(s *Stored) { s.Offset = 0; s.State = StateStarting }, map[string]Progress{}, StateStarting},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newRunnerEnv(t)
+			e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+			e.src.add(Version{Subject: "b", Version: 1, ID: 2, Schema: `"int"`})
+			e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url}})
+			// The exporter has copied something before (offset 7), so
+			// that a reset to 0 shows.
+			s, _, _ := e.store.Exporter(context.Background(), "x")
+			s.Offset = 7
+			_ = e.store.PutExporter(context.Background(), s)
+			e.dest.onPost = func() {
+				e.dest.onPost = nil
+				e.store.mu.Lock()
+				defer e.store.mu.Unlock()
+				s := e.store.exporters["x"]
+				c.change(&s)
+				e.store.exporters["x"] = s
+				delete(e.store.progress, "x")
+			}
+			e.r.cycle(context.Background())
+			got, _ := e.store.ExporterProgress(context.Background(), "x")
+			if !maps.Equal(got, c.want) {
+				t.Errorf("progress = %v, want %v", got, c.want)
+			}
+			if sent := e.dest.take(); slices.ContainsFunc(sent, func(r string) bool { return strings.Contains(r, "/subjects/b/") }) {
+				t.Errorf("the cycle went on to b: %q", sent)
+			}
+			if st := e.status("x"); st.State != c.state || st.Trace != "" {
+				t.Errorf("status = %+v, want %s without a trace", st, c.state)
+			}
+		})
 	}
 }

@@ -381,8 +381,7 @@ func (s *Service) Update(ctx context.Context, name string, req Request) error {
 // registry, the context or the renaming), so that the next cycle copies
 // everything to the new one.
 func (s *Service) redirected(ctx context.Context, tx Tx, before Exporter, e *Stored) error {
-	if before.ContextType == e.ContextType && before.Context == e.Context &&
-		before.SubjectRenameFormat == e.SubjectRenameFormat && before.Config[ConfigURL] == e.Config[ConfigURL] {
+	if !redirected(before, e.Exporter) {
 		return nil
 	}
 	e.Offset, e.Ts = 0, s.now().UnixMilli()
