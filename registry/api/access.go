@@ -66,11 +66,12 @@ var routeAccess = map[string]access{
 	"GET /readyz":         {kind: public},
 	// Prometheus scrapers often have no credentials: serve
 	// --metrics-public lets them in.
-	"GET /metrics":             {kind: read, publicWhen: func(o Options) bool { return o.Metrics.Public }},
-	"GET /v1/metadata/id":      {kind: read},
-	"GET /v1/metadata/version": {kind: read},
-	"GET /contexts":            {kind: read},
-	"GET /openapi.json":        {kind: read},
+	"GET /metrics":               {kind: read, publicWhen: func(o Options) bool { return o.Metrics.Public }},
+	"GET /v1/metadata/id":        {kind: read},
+	"GET /v1/metadata/version":   {kind: read},
+	"GET /contexts":              {kind: read},
+	"DELETE /contexts/{context}": {kind: admin},
+	"GET /openapi.json":          {kind: read},
 
 	"GET /subjects":                                           {kind: read},
 	"POST /subjects/{subject}":                                {kind: check},

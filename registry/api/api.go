@@ -123,7 +123,7 @@ func New(svc *registry.Service, opts Options) http.Handler {
 	mux := &router{mux: http.NewServeMux(), s: s}
 	s.mux = mux.mux
 	s.routes(mux)
-	return s.logRequests(s.cors(s.recoverPanics(s.guardOrigin(s.checkContentType(s.noPathRedirects(s.identify(mux.mux)))))))
+	return s.logRequests(s.cors(s.recoverPanics(s.guardOrigin(s.checkContentType(s.contextPaths(s.noPathRedirects(s.identify(mux.mux))))))))
 }
 
 // routes registers every endpoint. Subjects are single path segments;
@@ -140,6 +140,7 @@ func (s *server) routes(mux *router) {
 	mux.HandleFunc("GET /v1/metadata/id", s.clusterID)
 	mux.HandleFunc("GET /v1/metadata/version", s.serverVersion)
 	mux.HandleFunc("GET /contexts", s.contexts)
+	mux.HandleFunc("DELETE /contexts/{context}", s.deleteContext) // contexts.go
 
 	mux.HandleFunc("GET /subjects", s.viewed(s.listSubjects))
 	mux.HandleFunc("POST /subjects/{subject}", s.viewed(s.lookupSchema))
@@ -243,22 +244,6 @@ func (s *server) clusterID(w http.ResponseWriter, r *http.Request) {
 
 func (s *server) serverVersion(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"version": s.opts.Version, "commitId": s.opts.Commit})
-}
-
-// contexts lists the one context Charter has, the default ".", when it
-// starts with ?contextPrefix= (case-sensitive, as Confluent's), paged by
-// offset and limit.
-func (s *server) contexts(w http.ResponseWriter, r *http.Request) {
-	p, err := pageParams(r)
-	if err != nil {
-		writeError(w, r, s.log, err)
-		return
-	}
-	out := []string{}
-	if strings.HasPrefix(".", r.URL.Query().Get("contextPrefix")) {
-		out = append(out, ".")
-	}
-	writeJSON(w, http.StatusOK, paginate(out, p))
 }
 
 // cachedByID returns the cached body of GET /schemas/ids/{id} for schema

@@ -121,6 +121,11 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 				kind = admin
 			}
 		}
+		if kind == owner && !a.bodySubject && isContextLevel(r.PathValue("subject")) {
+			// PUT /config/:.ctx: (/contexts/.ctx/config) and the like set a
+			// whole context's level, as the global config and mode do.
+			kind = admin
+		}
 		var err error
 		switch kind {
 		case admin:

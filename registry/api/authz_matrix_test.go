@@ -140,7 +140,7 @@ func matrixRequest(pattern, subject string) (method, path, body string) {
 	method, path, _ = strings.Cut(pattern, " ")
 	path = strings.TrimSuffix(path, "{$}")
 	r := strings.NewReplacer("{subject}", subject, "{provider}", subject, "{consumer}", "logistics", "{service}", "logistics",
-		"{item}", "field:.x", "{field}", ".x", "{id}", "1", "{version}", "1", "{name}", "kek1")
+		"{item}", "field:.x", "{field}", ".x", "{id}", "1", "{version}", "1", "{name}", "kek1", "{context}", ".matrix")
 	path = r.Replace(path)
 	switch {
 	case strings.HasSuffix(pattern, "/owner") && method == http.MethodPut:

@@ -186,6 +186,11 @@ func TestConfluentAPIDocumented(t *testing.T) {
 	e.call(200, "DELETE", svv, "/subjects/parcels-value/versions/1", "")
 	e.call(200, "DELETE", "/subjects/{subject}", "/subjects/refs-value", "")
 	e.call(200, "DELETE", "/subjects/{subject}", "/subjects/refs-value?permanent=true", "")
+	e.call(200, "POST", "/subjects/{subject}/versions", "/subjects/:.doc:s/versions", schemaBody(metOrder1))
+	e.call(200, "DELETE", "/subjects/{subject}", "/subjects/:.doc:s", "")
+	e.call(200, "DELETE", "/subjects/{subject}", "/subjects/:.doc:s?permanent=true", "")
+	e.call(204, "DELETE", "/contexts/{context}", "/contexts/.doc", "")
+	e.call(404, "DELETE", "/contexts/{context}", "/contexts/.doc", "")
 
 	// /metrics answers Prometheus text, not JSON.
 	rec := httptest.NewRecorder()

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+
+	"github.com/charter-dev/charter/registry/srerr"
+)
+
+// TestRewriteContextPath follows Confluent's ContextFilterTest: the
+// subject of each route under /contexts/{ctx}/ is qualified, a root
+// /config or /mode gets the context's level, the query's subject and
+// subjectPrefix are qualified, and ":.:" is the default context.
+func TestRewriteContextPath(t *testing.T) {
+	cases := []struct {
+		path, query string
+		wantPath    string
+		wantQuery   string // "" for the query unchanged
+	}{
+		{"/contexts/.ctx/subjects/s/versions", "", "/subjects/:.ctx:s/versions", ""},
+		{"/contexts/ctx/subjects/s/versions/1", "", "/subjects/:.ctx:s/versions/1", ""},
+		{"/contexts/:.ctx:/subjects/s", "", "/subjects/:.ctx:s", ""},
+		{"/contexts/.ctx/subjects/:.other:s/versions", "", "/subjects/:.other:s/versions", ""},
+		{"/contexts/.ctx/subjects/:.:s/versions", "", "/subjects/s/versions", ""},
+		{"/contexts/.ctx/subjects/a%2Fb/versions", "", "/subjects/:.ctx:a%2Fb/versions", ""},
+		{"/contexts/.ctx/compatibility/subjects/s/versions/latest", "", "/compatibility/subjects/:.ctx:s/versions/latest", ""},
+		{"/contexts/.ctx/config", "", "/config/:.ctx:", ""},
+		{"/contexts/.ctx/config/s", "defaultToGlobal=true", "/config/:.ctx:s", ""},
+		{"/contexts/.ctx/mode", "", "/mode/:.ctx:", ""},
+		{"/contexts/./config", "", "/config", ""},
+		{"/contexts/:.:/mode", "", "/mode", ""},
+		{"/contexts/.ctx/subjects", "", "/subjects", "subjectPrefix=%3A.ctx%3A"},
+		{"/contexts/.ctx/subjects", "subjectPrefix=a", "/subjects", "subjectPrefix=%3A.ctx%3Aa"},
+		{"/contexts/.ctx/subjects", "subjectPrefix=%3A*%3A", "/subjects", "subjectPrefix=%3A%2A%3A"},
+		{"/contexts/:.:/subjects", "", "/subjects", "subjectPrefix="},
+		{"/contexts/.ctx/schemas", "latestOnly=true", "/schemas", "latestOnly=true&subjectPrefix=%3A.ctx%3A"},
+		{"/contexts/.ctx/schemas/ids/1", "", "/schemas/ids/1", "subject=%3A.ctx%3A"},
+		{"/contexts/.ctx/schemas/ids/1/versions", "subject=s", "/schemas/ids/1/versions", "subject=%3A.ctx%3As"},
+		{"/contexts/.ctx/dek-registry/v1/keks/k/deks/s", "", "/dek-registry/v1/keks/k/deks/:.ctx:s", ""},
+		{"/contexts/.ctx", "", "/contexts/.ctx", ""}, // DELETE /contexts/{ctx}
+		{"/contexts", "", "/contexts", ""},
+		{"/subjects/:.:s/versions", "", "/subjects/s/versions", ""},
+		{"/config/:.:s", "", "/config/s", ""},
+		{"/subjects/%2E%2E/versions", "", "/subjects/%2E%2E/versions", ""},
+		{"/subjects/s/versions", "", "/subjects/s/versions", ""},
+	}
+	for _, c := range cases {
+		q, _ := url.ParseQuery(c.query)
+		path, query, err := rewriteContextPath(c.path, q)
+		if err != nil {
+			t.Errorf("%s?%s: %v", c.path, c.query, err)
+			continue
+		}
+		gotQuery := ""
+		if query != nil {
+			gotQuery = query.Encode()
+		}
+		if path != c.wantPath || gotQuery != c.wantQuery {
+			t.Errorf("%s?%s → %s?%s, want %s?%s", c.path, c.query, path, gotQuery, c.wantPath, c.wantQuery)
+		}
+	}
+	for _, bad := range []string{"/contexts/.a%20b/subjects", "/contexts/.a@b/config", "/contexts/.%/subjects"} {
+		if _, _, err := rewriteContextPath(bad, url.Values{}); !errors.Is(err, srerr.ErrInvalidSubject) {
+			t.Errorf("%s: error %v, want 42208", bad, err)
+		}
+	}
+}
