@@ -166,9 +166,22 @@ func TestExporterReplicatesToContext(t *testing.T) {
 	if body := b.mustDo(t, http.MethodGet, "/config/:.mirror:"+exportSubject(7), nil, http.StatusOK); !strings.Contains(string(body), `"FULL"`) {
 		t.Errorf("B config of :.mirror:%s = %s, want FULL (copied from A)", exportSubject(7), body)
 	}
-	// .mirror is a context of B with its own ID space: B's default
-	// context is empty, and its first schema there gets ID 1 whatever
-	// .mirror holds.
+	// .mirror is a context of B with its own ID space, which a client
+	// whose base URL is B/contexts/.mirror sees as a registry of its own;
+	// B's default context is empty, and its first schema there gets ID 1
+	// whatever .mirror holds.
+	if body := string(b.mustDo(t, http.MethodGet, "/contexts", nil, http.StatusOK)); body != `[".",".mirror"]` {
+		t.Errorf("B contexts = %s, want [\".\",\".mirror\"]", body)
+	}
+	if got := decodeJSON[[]string](t, "subjects", b.mustDo(t, http.MethodGet, "/contexts/.mirror/subjects", nil, http.StatusOK)); len(got) != exportSubjects {
+		t.Errorf("B /contexts/.mirror/subjects lists %d subjects, want %d: %q", len(got), exportSubjects, got)
+	}
+	last := exportSubject(exportSubjects - 1)
+	got := decodeJSON[registerResponse](t, "version", b.mustDo(t, http.MethodGet, "/contexts/.mirror/subjects/"+last+"/versions/latest", nil, http.StatusOK))
+	if got.ID != ids[last][exportVersions] {
+		t.Errorf("B /contexts/.mirror %s latest: id %d, want %d", last, got.ID, ids[last][exportVersions])
+	}
+	b.mustDo(t, http.MethodGet, "/contexts/.mirror/schemas/ids/"+fmt.Sprint(got.ID), nil, http.StatusOK)
 	own := decodeJSON[registerResponse](t, "register answer", b.mustDo(t, http.MethodPost, "/subjects/own-value/versions",
 		map[string]string{"schema": eventSchema(99, 1)}, http.StatusOK))
 	if own.ID != 1 {
@@ -230,5 +243,32 @@ func TestExporterOneReplicaCopies(t *testing.T) {
 	}
 	if holders != 1 || copied == 0 {
 		t.Errorf("%d replicas copied (%d cycles), want exactly one", holders, copied)
+	}
+}
+
+// TestExporterToContextURL: an exporter with contextType NONE whose
+// destination URL is B/contexts/.dr (a Confluent client's way to work in
+// a context) lands its subjects in B's .dr context with A's IDs.
+func TestExporterToContextURL(t *testing.T) {
+	a, b := startServer(t), startServer(t)
+	ids := map[string]map[int]int64{}
+	registerRange(t, a, 1, 2, ids)
+	a.mustDo(t, http.MethodPost, "/exporters", map[string]any{
+		"name": "to-dr", "contextType": "NONE", "subjects": []string{exportSubject(3), exportSubject(4)},
+		"config": map[string]string{"schema.registry.url": b.URL + "/contexts/.dr"},
+	}, http.StatusOK)
+	waitStatus(t, a, "to-dr", 30*time.Second, "RUNNING at offset 4", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == 4
+	})
+	for _, subject := range []string{exportSubject(3), exportSubject(4)} {
+		for v := 1; v <= 2; v++ {
+			got := decodeJSON[registerResponse](t, "version", b.mustDo(t, http.MethodGet, "/subjects/:.dr:"+subject+"/versions/"+fmt.Sprint(v), nil, http.StatusOK))
+			if got.ID != ids[subject][v] {
+				t.Errorf("B :.dr:%s version %d: id %d, want %d", subject, v, got.ID, ids[subject][v])
+			}
+		}
+	}
+	if got := decodeJSON[[]string](t, "subjects", b.mustDo(t, http.MethodGet, "/subjects", nil, http.StatusOK)); len(got) != 2 {
+		t.Errorf("B subjects = %q, want the two exported ones only", got)
 	}
 }
