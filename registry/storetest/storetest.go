@@ -13,8 +13,8 @@
 //	}
 //
 // The suite checks behaviour promised by the [registry.Store],
-// [registry.Tx], [registry.GovernanceTx], [registry.BackupTx] and [dek.KeyTx] docs only
-// (every store's transactions must implement GovernanceTx, BackupTx and dek.KeyTx); backend specifics (durability, concurrency of
+// [registry.Tx], [registry.GovernanceTx], [registry.BackupTx], [dek.KeyTx] and [exporter.Tx] docs only
+// (every store's transactions must implement GovernanceTx, BackupTx, dek.KeyTx and exporter.Tx); backend specifics (durability, concurrency of
 // readers with a writer, query plans) belong to the backend's own tests.
 package storetest
 
