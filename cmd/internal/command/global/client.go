@@ -42,12 +42,17 @@ type Target struct {
 // $CHARTER_USER) with $CHARTER_PASSWORD, the CA file (--ca-file,
 // $CHARTER_CA_FILE) trusted besides the system's, the request timeout
 // (--timeout, $CHARTER_TIMEOUT; see RequestTimeout), Charter's
-// User-Agent and who acts. Under a context from WithTrail it records the
-// registry and the credentials, for Explain.
+// User-Agent and who acts. The registry of the global flags is reached
+// under the schema context of --context ($CHARTER_CONTEXT): its URL
+// gets /contexts/{ctx} appended (see Context). Under a context from
+// WithTrail it records the registry and the credentials, for Explain.
 func Connect(cmd *cobra.Command, t Target) (*client.Client, error) {
 	url := t.URL
 	if url == "" {
-		url = RegistryURL(cmd)
+		var err error
+		if url, err = contextURL(cmd, RegistryURL(cmd)); err != nil {
+			return nil, err
+		}
 	}
 	opts, d, err := clientOptions(cmd, t)
 	if err != nil {

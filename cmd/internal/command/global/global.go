@@ -69,6 +69,7 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String(FlagCAFile, "", "PEM file of CAs trusted for an https registry, besides the system's (default $"+EnvCAFile+")")
 	fs.StringP(FlagOutput, "o", "text", "output format: text or json (check and diff also take the other formats of their --format, rules markdown)")
 	fs.String(FlagTimeout, "", "bound of each request to the registry, a `duration` such as 30s or 2m (default $"+EnvTimeout+", then 1m)")
+	addContextFlag(fs)
 }
 
 // RequestTimeout returns the bound of each registry request: --timeout

@@ -251,6 +251,7 @@ var ClientFlags = []struct{ Name, Instead string }{
 	{"ca-file", "the server's certificate is --tls-cert/--tls-key, and client certificates are checked against --tls-client-ca"},
 	{"timeout", "the server's own are --read-header-timeout, --read-timeout and --idle-timeout"},
 	{"output", "the server prints logs, not answers: --log-format json makes them JSON"},
+	{"context", "the server serves every schema context: clients name theirs (/contexts/{ctx}/... or :.ctx:subject)"},
 }
 
 // refuseClientFlags returns the error for the first of ClientFlags given
