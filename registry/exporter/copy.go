@@ -1,0 +1,204 @@
+package exporter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// export copies what exporter e has not copied yet, at most MaxPerCycle
+// versions, and returns how many it copied. Progress is stored after
+// each subject, and after a failure up to the last version copied.
+func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
+	dst, err := newDestination(e.Config, r.opts.HTTPClient)
+	if err != nil {
+		return 0, err
+	}
+	var progress map[string]Progress
+	err = r.store.View(ctx, func(tx Tx) error {
+		var err error
+		progress, err = tx.ExporterProgress(ctx, e.Name)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read progress: %w", err)
+	}
+	subjects, err := r.src.Subjects(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("list source subjects: %w", err)
+	}
+	c := &copier{r: r, e: e.Exporter, dst: dst, done: map[versionKey]bool{}, imported: map[string]bool{}}
+	for s, p := range progress {
+		if p.Imported {
+			c.imported[e.DestinationSubject(s, r.opts.ClusterID)] = true
+		}
+	}
+	copied := 0
+	for _, subject := range subjects {
+		if !e.Matches(subject.Name) {
+			continue
+		}
+		if copied >= r.opts.MaxPerCycle {
+			r.more = true
+			break
+		}
+		p := progress[subject.Name]
+		n, err := c.subject(ctx, subject, &p, r.opts.MaxPerCycle-copied)
+		copied += n
+		if n > 0 || p != progress[subject.Name] {
+			if serr := r.saveProgress(ctx, &e, subject.Name, p, n); serr != nil {
+				return copied, errors.Join(err, serr)
+			}
+		}
+		if err != nil {
+			return copied, err
+		}
+	}
+	return copied, nil
+}
+
+// errStop ends a cycle without an error state: the exporter was paused,
+// reset, redirected or deleted under it, or another process took over
+// its lease. The next cycle starts from what is stored.
+var errStop = errors.New("the exporter changed during the cycle")
+
+// saveProgress stores the progress p of exporter e (as the cycle read
+// it) on subject, adds n to its offset and, with a Lease, renews it. It
+// records nothing and answers errStop when the stored exporter is no
+// longer the cycle's: deleted, its offset moved by a reset, its
+// destination changed, or its lease another process's; it records p and
+// answers errStop when the exporter was paused meanwhile.
+func (r *Runner) saveProgress(ctx context.Context, e *Stored, subject string, p Progress, n int) error {
+	err := r.store.Update(ctx, func(tx Tx, _ Audit) error {
+		cur, ok, err := tx.Exporter(ctx, e.Name)
+		switch {
+		case err != nil:
+			return err
+		case !ok, cur.Offset != e.Offset, redirected(e.Exporter, cur.Exporter):
+			return errStop
+		case r.opts.Lease > 0 && cur.LeaseOwner != r.owner:
+			delete(r.leases, e.Name)
+			return errStop
+		}
+		now := r.opts.Now()
+		if r.opts.Lease > 0 {
+			cur.LeaseUntil = now.Add(r.opts.Lease).UnixMilli()
+		}
+		if err := tx.PutExporterProgress(ctx, e.Name, subject, p); err != nil {
+			return err
+		}
+		if n > 0 {
+			cur.Offset += int64(n)
+			cur.Ts = now.UnixMilli()
+		}
+		if n > 0 || r.opts.Lease > 0 {
+			if err := tx.PutExporter(ctx, cur); err != nil {
+				return err
+			}
+		}
+		e.Offset, e.State = cur.Offset, cur.State
+		return nil
+	})
+	if err == nil && e.State == StatePaused {
+		return errStop
+	}
+	return err
+}
+
+// redirected reports whether b sends an exporter's copies elsewhere
+// than a: another registry, context or renaming.
+func redirected(a, b Exporter) bool {
+	return a.ContextType != b.ContextType || a.Context != b.Context ||
+		a.SubjectRenameFormat != b.SubjectRenameFormat || a.Config[ConfigURL] != b.Config[ConfigURL]
+}
+
+// versionKey names one source version.
+type versionKey struct {
+	subject string
+	version int
+}
+
+// copier copies the versions of one exporter's cycle.
+type copier struct {
+	r   *Runner
+	e   Exporter
+	dst *destination
+	// done holds the versions copied this cycle (references included);
+	// imported the destination subjects known to be in IMPORT mode.
+	done     map[versionKey]bool
+	imported map[string]bool
+}
+
+// maxReferenceDepth bounds how deep references are followed.
+const maxReferenceDepth = 32
+
+// subject copies subject's versions after p.Version, at most limit, and
+// its config when it changed, updating p; it returns how many versions
+// it copied.
+func (c *copier) subject(ctx context.Context, subject Subject, p *Progress, limit int) (int, error) {
+	dest := c.e.DestinationSubject(subject.Name, c.r.opts.ClusterID)
+	n := 0
+	for _, v := range subject.Versions {
+		if v <= p.Version {
+			continue
+		}
+		if n >= limit {
+			c.r.more = true
+			break
+		}
+		if err := c.version(ctx, subject.Name, v, 0); err != nil {
+			return n, err
+		}
+		p.Version, p.Imported = v, true
+		n++
+	}
+	h := ""
+	if subject.Config != nil {
+		sum := sha256.Sum256(subject.Config)
+		h = hex.EncodeToString(sum[:])
+	}
+	if h != p.ConfigHash {
+		if err := c.dst.setConfig(ctx, dest, subject.Config); err != nil {
+			return n, fmt.Errorf("copy config of %q to %q: %w", subject.Name, dest, err)
+		}
+		p.ConfigHash = h
+	}
+	return n, nil
+}
+
+// version copies version v of source subject, its references first.
+func (c *copier) version(ctx context.Context, subject string, v int, depth int) error {
+	key := versionKey{subject, v}
+	if c.done[key] {
+		return nil
+	}
+	if depth > maxReferenceDepth {
+		return fmt.Errorf("references of %q version %d nest deeper than %d", subject, v, maxReferenceDepth)
+	}
+	sv, err := c.r.src.Version(ctx, subject, v)
+	if err != nil {
+		return fmt.Errorf("read %q version %d: %w", subject, v, err)
+	}
+	refs := make([]Reference, 0, len(sv.References))
+	for _, ref := range sv.References {
+		src := resolveReference(subject, ref.Subject)
+		if err := c.version(ctx, src, ref.Version, depth+1); err != nil {
+			return err
+		}
+		refs = append(refs, Reference{Name: ref.Name, Subject: c.e.DestinationSubject(src, c.r.opts.ClusterID), Version: ref.Version})
+	}
+	dest := c.e.DestinationSubject(subject, c.r.opts.ClusterID)
+	if !c.imported[dest] {
+		if err := c.dst.setImportMode(ctx, dest); err != nil {
+			return fmt.Errorf("put %q in IMPORT mode: %w", dest, err)
+		}
+		c.imported[dest] = true
+	}
+	if err := c.dst.register(ctx, dest, sv, refs); err != nil {
+		return fmt.Errorf("copy %q version %d (ID %d) to %q: %w", subject, v, sv.ID, dest, err)
+	}
+	c.done[key] = true
+	return nil
+}
