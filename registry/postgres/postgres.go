@@ -336,6 +336,9 @@ func (s *Store) update(ctx context.Context, fn func(registry.Tx) error) error {
 	if err := fn(t); err != nil {
 		return err
 	}
+	if err := countWrite(ctx, pgTx); err != nil {
+		return err
+	}
 	var next int64
 	if len(t.forgotten) > 0 || t.forgotOther {
 		if next, err = s.announce(ctx, pgTx, epoch, t.forgotten, t.forgotOther); err != nil {
