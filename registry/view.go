@@ -14,7 +14,8 @@ package registry
 // exact is false for a store shared by several processes (a store that
 // implements Invalidator, registry/postgres): another replica's writes do
 // not move this generation in step with their acknowledgement, so callers
-// must read through. Caching by generation is coarse on purpose: any
+// must read through, or use ReadGeneration, which adds the store's write
+// count. Caching by generation is coarse on purpose: any
 // write makes every cached answer a miss, which keeps it exact across
 // aliases, references, global config and governance, at the cost of one
 // store read per path after each write.
