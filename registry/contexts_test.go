@@ -135,6 +135,8 @@ func TestContextReferences(t *testing.T) {
 	// default context's base is not.
 	_, err = svc.DeleteVersion(context.Background(), ":.a:base", 1, false)
 	wantCode(t, err, srerr.ErrReferenceExists)
+	_, err = svc.DeleteSubject(context.Background(), ":.a:base", false)
+	wantCode(t, err, srerr.ErrReferenceExists)
 	if _, err := svc.DeleteVersion(context.Background(), "base", 1, false); err != nil {
 		t.Errorf("delete base version 1: %v", err)
 	}

@@ -207,7 +207,7 @@ func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, su
 		if subject != "" {
 			ids = nil
 			for _, id := range all {
-				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id, IncludeDeleted: includeDeleted})
+				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Context: v.Context(), IncludeDeleted: includeDeleted})
 				if err != nil {
 					return fmt.Errorf("list versions of schema %d: %w", id, err)
 				}
