@@ -1,6 +1,6 @@
 // Command bench measures Charter's REST API side by side with a bare
-// net/http handler answering the same bytes (in a process of its own, as
-// Charter is), and optionally with a peer
+// net/http handler answering the same bytes, headers included (in a
+// process of its own, as Charter is), and optionally with a peer
 // registry (--peer URL), over loopback with the same in-process load
 // generator (keep-alive clients, --workers goroutines).
 //
@@ -199,11 +199,11 @@ func run(o options) error {
 			}
 			target[s.name] = request{method: p.method, url: s.url + u, body: body}
 		}
-		want, err := target["charter"].do(client)
+		header, want, err := target["charter"].capture(client)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		bare, stop, err := bareServer(want)
+		bare, stop, err := bareServer(header, want)
 		if err != nil {
 			return err
 		}
@@ -436,30 +436,37 @@ type request struct {
 }
 
 func (r request) do(c *http.Client) ([]byte, error) {
+	_, b, err := r.capture(c)
+	return b, err
+}
+
+// capture sends r once and returns the answer's headers and body; a
+// status other than 200 is an error.
+func (r request) capture(c *http.Client) (http.Header, []byte, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
 	}
 	req, err := http.NewRequest(r.method, r.url, body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.body != nil {
 		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return b, fmt.Errorf("%s %s: %d %s", r.method, r.url, resp.StatusCode, b)
+		return nil, b, fmt.Errorf("%s %s: %d %s", r.method, r.url, resp.StatusCode, b)
 	}
-	return b, nil
+	return resp.Header, b, nil
 }
 
 // load runs workers clients repeating r for d and returns requests/s.
@@ -493,16 +500,24 @@ func load(c *http.Client, r request, workers int, d time.Duration) (float64, err
 // handler (serveBare).
 const bareEnv = "CHARTER_BENCH_BARE_BODY"
 
-// bareServer serves want to every request, with the registry's content
-// type, on a fresh loopback port, from a process of its own (this binary
-// re-executed), as Charter and a peer are: the baseline shares the
-// machine with the load generator the way they do, not its Go runtime.
-func bareServer(want []byte) (string, func(), error) {
+// bareServer serves want to every request on a fresh loopback port, with
+// the headers Charter answered it with (header; Date is net/http's own),
+// from a process of its own (this binary re-executed), as Charter and a
+// peer are: the baseline sends the same bytes, headers included (their
+// size decides whether an answer fits net/http's 4 KiB connection buffer,
+// one write or two), and shares the machine with the load generator the
+// way they do, not its Go runtime.
+func bareServer(header http.Header, want []byte) (string, func(), error) {
 	f, err := os.CreateTemp("", "charter-bench-bare-")
 	if err != nil {
 		return "", nil, err
 	}
-	_, werr := f.Write(want)
+	h := header.Clone()
+	h.Del("Date")
+	werr := h.Write(f)
+	if werr == nil {
+		_, werr = f.Write(append([]byte("\r\n"), want...))
+	}
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		os.Remove(f.Name())
 		return "", nil, errors.Join(werr, cerr)
@@ -537,13 +552,29 @@ func bareServer(want []byte) (string, func(), error) {
 	return "http://" + addr, stop, nil
 }
 
-// serveBare is the bare handler's process: it serves the bytes of file
-// to every request on a fresh loopback port, after printing the port's
-// address on stdout, until it is killed.
+// serveBare is the bare handler's process: file holds header lines, a
+// blank line and the body (bareServer); it serves them to every request on
+// a fresh loopback port, after printing the port's address on stdout,
+// until it is killed.
 func serveBare(file string) error {
-	want, err := os.ReadFile(file)
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		return err
+	}
+	head, want, ok := bytes.Cut(raw, []byte("\r\n\r\n"))
+	if !ok {
+		return fmt.Errorf("%s: no blank line after the headers", file)
+	}
+	header := http.Header{}
+	for _, line := range strings.Split(string(head), "\r\n") {
+		if line == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			return fmt.Errorf("%s: header line %q", file, line)
+		}
+		header.Add(k, v)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -552,7 +583,10 @@ func serveBare(file string) error {
 	fmt.Println(ln.Addr().String())
 	return http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", contentType)
+		h := w.Header()
+		for k, v := range header {
+			h[k] = v
+		}
 		_, _ = w.Write(want)
 	}))
 }
