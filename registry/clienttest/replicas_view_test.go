@@ -71,7 +71,9 @@ func TestReplicaViewIsExact(t *testing.T) {
 			},
 			func(st int, body string) bool { return st == 200 && field(body, "compatibilityLevel") == `"FULL"` }},
 		{"mode", "GET", "/mode/seen", nil,
-			func() { a.mustDo(t, http.MethodPut, "/mode/seen", map[string]string{"mode": "READONLY"}, http.StatusOK) },
+			func() {
+				a.mustDo(t, http.MethodPut, "/mode/seen", map[string]string{"mode": "READONLY"}, http.StatusOK)
+			},
 			func(st int, body string) bool { return st == 200 && field(body, "mode") == `"READONLY"` }},
 	} {
 		// Three reads: the first fills B's view, the others come from it.
