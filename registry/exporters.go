@@ -67,7 +67,7 @@ func (x exporterStore) Update(ctx context.Context, fn func(exporter.Tx, exporter
 type exportSource struct{ s *Service }
 
 // Subjects returns every subject with a live version, sorted, with its
-// live versions and config, in one read transaction; subjects whose
+// live versions, config and mode, in one read transaction; subjects whose
 // config names an alias are left out (they read as another subject).
 func (x exportSource) Subjects(ctx context.Context) ([]exporter.Subject, error) {
 	var out []exporter.Subject
@@ -81,6 +81,14 @@ func (x exportSource) Subjects(ctx context.Context) ([]exporter.Subject, error) 
 			s := exporter.Subject{Name: vs[i].Subject}
 			for ; i < len(vs) && vs[i].Subject == s.Name; i++ {
 				s.Versions = append(s.Versions, vs[i].Version)
+			}
+			m, err := tx.Mode(ctx, s.Name)
+			switch {
+			case errors.Is(err, ErrNotFound):
+			case err != nil:
+				return err
+			default:
+				s.Mode = string(m)
 			}
 			c, err := tx.Config(ctx, s.Name)
 			switch {

@@ -97,9 +97,9 @@ func restartAt(t *testing.T, db, url string) *server {
 // trace, and back to RUNNING once B is back) and 100 just before A is
 // killed with SIGKILL (A restarts on its database and resumes), all
 // appear on B as :.mirror:SUBJECT with the same versions and IDs, the
-// subjects in IMPORT mode and a subject config copied; the status ends
-// RUNNING at offset 500, and the exporter's credentials are never
-// answered nor logged.
+// subjects in IMPORT mode, a subject config and a READONLY mode copied;
+// the status ends RUNNING at offset 500, and the exporter's credentials
+// are never answered nor logged.
 func TestExporterReplicatesToContext(t *testing.T) {
 	start := time.Now()
 	a := startServer(t)
@@ -165,6 +165,18 @@ func TestExporterReplicatesToContext(t *testing.T) {
 	}
 	if body := b.mustDo(t, http.MethodGet, "/config/:.mirror:"+exportSubject(7), nil, http.StatusOK); !strings.Contains(string(body), `"FULL"`) {
 		t.Errorf("B config of :.mirror:%s = %s, want FULL (copied from A)", exportSubject(7), body)
+	}
+	// A subject made READONLY on A is READONLY on B too.
+	a.mustDo(t, http.MethodPut, "/mode/"+exportSubject(5), map[string]string{"mode": "READONLY"}, http.StatusOK)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		body := b.mustDo(t, http.MethodGet, "/mode/:.mirror:"+exportSubject(5), nil, http.StatusOK)
+		if strings.Contains(string(body), `"READONLY"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("B mode of :.mirror:%s = %s 20s after A's became READONLY", exportSubject(5), body)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	// .mirror is a context of B with its own ID space, which a client
 	// whose base URL is B/contexts/.mirror sees as a registry of its own;

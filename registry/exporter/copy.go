@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // export copies what exporter e has not copied yet, at most MaxPerCycle
-// versions, and returns how many it copied. Progress is stored after
-// each subject, and after a failure up to the last version copied.
+// versions, then the subjects' settings (config and mode) that changed,
+// and returns how many versions it copied. Progress is stored after each
+// subject's versions and after its settings, and after a failure up to
+// the last version copied.
 func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	dst, err := newDestination(e.Config, r.opts.HTTPClient)
 	if err != nil {
@@ -25,30 +28,62 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("read progress: %w", err)
 	}
-	subjects, err := r.src.Subjects(ctx)
+	if progress == nil {
+		progress = map[string]Progress{}
+	}
+	all, err := r.src.Subjects(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("list source subjects: %w", err)
 	}
-	c := &copier{r: r, e: e.Exporter, dst: dst, done: map[versionKey]bool{}, imported: map[string]bool{}}
+	var subjects []Subject
+	for _, s := range all {
+		if e.Matches(s.Name) {
+			subjects = append(subjects, s)
+		}
+	}
+	c := &copier{r: r, e: e.Exporter, dst: dst, progress: progress, done: map[versionKey]bool{}, imported: map[string]bool{}}
 	for s, p := range progress {
 		if p.Imported {
 			c.imported[e.DestinationSubject(s, r.opts.ClusterID)] = true
 		}
 	}
+	// save records p as subject's progress, n versions more.
+	save := func(subject string, p Progress, n int) error {
+		if err := r.saveProgress(ctx, &e, subject, p, n); err != nil {
+			return err
+		}
+		progress[subject] = p
+		return nil
+	}
+	// Versions first, then settings: a referrer's copy may put a
+	// referenced subject back in IMPORT mode, and its mode is restored
+	// after every version of the cycle is in.
 	copied := 0
 	for _, subject := range subjects {
-		if !e.Matches(subject.Name) {
-			continue
-		}
 		if copied >= r.opts.MaxPerCycle {
 			r.more = true
 			break
 		}
 		p := progress[subject.Name]
-		n, err := c.subject(ctx, subject, &p, r.opts.MaxPerCycle-copied)
+		n, err := c.versions(ctx, subject, &p, r.opts.MaxPerCycle-copied)
 		copied += n
-		if n > 0 || p != progress[subject.Name] {
-			if serr := r.saveProgress(ctx, &e, subject.Name, p, n); serr != nil {
+		if n > 0 {
+			if serr := save(subject.Name, p, n); serr != nil {
+				return copied, errors.Join(err, serr)
+			}
+		}
+		if err != nil {
+			return copied, err
+		}
+	}
+	for _, subject := range subjects {
+		p := progress[subject.Name]
+		if p.Version == 0 {
+			continue // no version copied yet (MaxPerCycle): settings later
+		}
+		err := c.settings(ctx, subject, &p)
+		if p != progress[subject.Name] {
+			if serr := save(subject.Name, p, 0); serr != nil {
 				return copied, errors.Join(err, serr)
 			}
 		}
@@ -125,8 +160,11 @@ type copier struct {
 	r   *Runner
 	e   Exporter
 	dst *destination
-	// done holds the versions copied this cycle (references included);
-	// imported the destination subjects known to be in IMPORT mode.
+	// progress is the exporter's progress by source subject (the cycle
+	// updates it as it stores it); done holds the versions copied this
+	// cycle (references included); imported the destination subjects
+	// known to be in IMPORT mode.
+	progress map[string]Progress
 	done     map[versionKey]bool
 	imported map[string]bool
 }
@@ -134,10 +172,9 @@ type copier struct {
 // maxReferenceDepth bounds how deep references are followed.
 const maxReferenceDepth = 32
 
-// subject copies subject's versions after p.Version, at most limit, and
-// its config when it changed, updating p; it returns how many versions
-// it copied.
-func (c *copier) subject(ctx context.Context, subject Subject, p *Progress, limit int) (int, error) {
+// versions copies subject's versions after p.Version, at most limit,
+// updating p; it returns how many it copied.
+func (c *copier) versions(ctx context.Context, subject Subject, p *Progress, limit int) (int, error) {
 	dest := c.e.DestinationSubject(subject.Name, c.r.opts.ClusterID)
 	n := 0
 	for _, v := range subject.Versions {
@@ -149,26 +186,60 @@ func (c *copier) subject(ctx context.Context, subject Subject, p *Progress, limi
 			break
 		}
 		if err := c.version(ctx, subject.Name, v, 0); err != nil {
+			p.Imported = c.imported[dest]
 			return n, err
 		}
-		p.Version, p.Imported = v, true
+		p.Version = v
 		n++
 	}
-	h := ""
-	if subject.Config != nil {
-		sum := sha256.Sum256(subject.Config)
-		h = hex.EncodeToString(sum[:])
-	}
-	if h != p.ConfigHash {
-		if err := c.dst.setConfig(ctx, dest, subject.Config); err != nil {
-			return n, fmt.Errorf("copy config of %q to %q: %w", subject.Name, dest, err)
-		}
-		p.ConfigHash = h
-	}
+	p.Imported = c.imported[dest]
 	return n, nil
 }
 
-// version copies version v of source subject, its references first.
+// destinationMode is the mode a destination subject keeps between copies
+// for a source subject in mode m ("" none set): READONLY and
+// READONLY_OVERRIDE are copied, any other mode is IMPORT (the copies'
+// mode, which keeps the destination's own clients from writing there, as
+// Confluent's exporter does).
+func destinationMode(m string) string {
+	if m == "READONLY" || m == "READONLY_OVERRIDE" {
+		return m
+	}
+	return "IMPORT"
+}
+
+// settings copies subject's config and mode when they changed since
+// p.Settings says, updating p.
+func (c *copier) settings(ctx context.Context, subject Subject, p *Progress) error {
+	dest := c.e.DestinationSubject(subject.Name, c.r.opts.ClusterID)
+	cfg := ""
+	if subject.Config != nil {
+		sum := sha256.Sum256(subject.Config)
+		cfg = hex.EncodeToString(sum[:])
+	}
+	oldCfg, oldMode, _ := strings.Cut(p.Settings, "/")
+	if cfg != oldCfg {
+		if err := c.dst.setConfig(ctx, dest, subject.Config); err != nil {
+			return fmt.Errorf("copy config of %q to %q: %w", subject.Name, dest, err)
+		}
+		p.Settings = cfg + "/" + oldMode
+	}
+	want, have := destinationMode(subject.Mode), oldMode
+	if c.imported[dest] {
+		have = "IMPORT"
+	}
+	if want != have {
+		if err := c.dst.setMode(ctx, dest, want); err != nil {
+			return fmt.Errorf("copy mode of %q to %q: %w", subject.Name, dest, err)
+		}
+		c.imported[dest] = want == "IMPORT"
+	}
+	p.Settings, p.Imported = cfg+"/"+want, c.imported[dest]
+	return nil
+}
+
+// version copies version v of source subject, its references first
+// (those the progress says were copied are not sent again).
 func (c *copier) version(ctx context.Context, subject string, v int, depth int) error {
 	key := versionKey{subject, v}
 	if c.done[key] {
@@ -184,14 +255,16 @@ func (c *copier) version(ctx context.Context, subject string, v int, depth int) 
 	refs := make([]Reference, 0, len(sv.References))
 	for _, ref := range sv.References {
 		src := resolveReference(subject, ref.Subject)
-		if err := c.version(ctx, src, ref.Version, depth+1); err != nil {
-			return err
+		if ref.Version > c.progress[src].Version {
+			if err := c.version(ctx, src, ref.Version, depth+1); err != nil {
+				return err
+			}
 		}
 		refs = append(refs, Reference{Name: ref.Name, Subject: c.e.DestinationSubject(src, c.r.opts.ClusterID), Version: ref.Version})
 	}
 	dest := c.e.DestinationSubject(subject, c.r.opts.ClusterID)
 	if !c.imported[dest] {
-		if err := c.dst.setImportMode(ctx, dest); err != nil {
+		if err := c.dst.setMode(ctx, dest, "IMPORT"); err != nil {
 			return fmt.Errorf("put %q in IMPORT mode: %w", dest, err)
 		}
 		c.imported[dest] = true

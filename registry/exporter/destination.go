@@ -145,10 +145,11 @@ func (d *destination) do(ctx context.Context, method string, path []string, quer
 	return nil
 }
 
-// setImportMode puts subject in IMPORT mode (PUT /mode/{subject}?force=true),
-// so that it takes versions with their source IDs.
-func (d *destination) setImportMode(ctx context.Context, subject string) error {
-	return d.do(ctx, http.MethodPut, []string{"mode", subject}, url.Values{"force": {"true"}}, map[string]string{"mode": "IMPORT"}, nil)
+// setMode sets subject's mode (PUT /mode/{subject}?force=true): IMPORT
+// before copies, so that the subject takes versions with their source
+// IDs, or the source's READONLY.
+func (d *destination) setMode(ctx context.Context, subject, mode string) error {
+	return d.do(ctx, http.MethodPut, []string{"mode", subject}, url.Values{"force": {"true"}}, map[string]string{"mode": mode}, nil)
 }
 
 // register registers v under subject with its source ID and version

@@ -119,12 +119,14 @@ func (s Stored) Status() Status {
 }
 
 // Progress is how far an exporter copied one source subject: the last
-// version copied, a digest of the subject config last copied ("" none)
-// and whether the destination subject was put in IMPORT mode.
+// version copied; the settings last copied, "DIGEST/MODE" (DIGEST the
+// SHA-256 of the subject config, "" for none; MODE the destination
+// subject's mode between copies, see destinationMode); and whether the
+// destination subject is in IMPORT mode now.
 type Progress struct {
-	Version    int    `json:"version"`
-	ConfigHash string `json:"configHash,omitempty"`
-	Imported   bool   `json:"imported,omitempty"`
+	Version  int    `json:"version"`
+	Settings string `json:"settings,omitempty"`
+	Imported bool   `json:"imported,omitempty"`
 }
 
 // Tx is the exporters' part of a store transaction: what a store
@@ -195,12 +197,14 @@ type Reference struct {
 }
 
 // Subject is one subject of the source as a cycle sees it: its live
-// versions, ascending, and the config set on it, as the body of a PUT
-// /config/{subject} (Confluent's ConfigUpdateRequest), nil when none.
+// versions, ascending, the config set on it, as the body of a PUT
+// /config/{subject} (Confluent's ConfigUpdateRequest), nil when none,
+// and the mode set on it ("" none).
 type Subject struct {
 	Name     string
 	Versions []int
 	Config   json.RawMessage
+	Mode     string
 }
 
 // Source is the registry the runner copies from.

@@ -64,7 +64,11 @@ func (m *memStore) DeleteExporter(_ context.Context, name string) error {
 }
 
 func (m *memStore) ExporterProgress(_ context.Context, name string) (map[string]Progress, error) {
-	return maps.Clone(m.progress[name]), nil
+	out := maps.Clone(m.progress[name])
+	if out == nil {
+		out = map[string]Progress{}
+	}
+	return out, nil
 }
 
 func (m *memStore) PutExporterProgress(_ context.Context, name, subject string, p Progress) error {
@@ -85,6 +89,7 @@ type fakeSource struct {
 	mu       sync.Mutex
 	versions map[string][]Version // by subject, ascending
 	configs  map[string]json.RawMessage
+	modes    map[string]string
 	gen      uint64
 }
 
@@ -100,7 +105,7 @@ func (f *fakeSource) Subjects(context.Context) ([]Subject, error) {
 	defer f.mu.Unlock()
 	var out []Subject
 	for _, name := range slices.Sorted(maps.Keys(f.versions)) {
-		s := Subject{Name: name, Config: f.configs[name]}
+		s := Subject{Name: name, Config: f.configs[name], Mode: f.modes[name]}
 		for _, v := range f.versions[name] {
 			s.Versions = append(s.Versions, v.Version)
 		}
@@ -181,7 +186,7 @@ type runnerEnv struct {
 
 func newRunnerEnv(t *testing.T) *runnerEnv {
 	t.Helper()
-	e := &runnerEnv{store: newMemStore(), src: &fakeSource{versions: map[string][]Version{}, configs: map[string]json.RawMessage{}},
+	e := &runnerEnv{store: newMemStore(), src: &fakeSource{versions: map[string][]Version{}, configs: map[string]json.RawMessage{}, modes: map[string]string{}},
 		dest: &fakeDest{}, now: time.UnixMilli(1_700_000_000_000)}
 	srv := httptest.NewServer(e.dest)
 	t.Cleanup(srv.Close)
@@ -400,5 +405,39 @@ func TestRunnerYieldsToChanges(t *testing.T) {
 				t.Errorf("status = %+v, want %s without a trace", st, c.state)
 			}
 		})
+	}
+}
+
+// TestRunnerCopiesModes: a source subject's READONLY (or
+// READONLY_OVERRIDE) is copied once its versions are in; any other mode
+// leaves the destination subject in IMPORT; a new version puts it back
+// in IMPORT first.
+func TestRunnerCopiesModes(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+	e.src.modes["a"] = "READONLY"
+	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url}})
+	step := func(what string, want ...string) {
+		t.Helper()
+		e.r.cycle(context.Background())
+		if got := e.dest.take(); !slices.Equal(got, want) {
+			t.Errorf("%s: sent\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	step("first cycle", `PUT /mode/a?force=true {"mode":"IMPORT"}`, `POST /subjects/a/versions {"id":1,"schema":"\"string\"","version":1}`,
+		`PUT /mode/a?force=true {"mode":"READONLY"}`)
+	step("idle")
+	e.src.mu.Lock()
+	delete(e.src.modes, "a")
+	e.src.mu.Unlock()
+	e.src.add(Version{Subject: "a", Version: 2, ID: 2, Schema: `"int"`})
+	step("mode cleared, new version", `PUT /mode/a?force=true {"mode":"IMPORT"}`, `POST /subjects/a/versions {"id":2,"schema":"\"int\"","version":2}`)
+	step("idle again")
+	e.src.modes["a"] = "READONLY_OVERRIDE"
+	step("READONLY_OVERRIDE", `PUT /mode/a?force=true {"mode":"READONLY_OVERRIDE"}`)
+	e.src.modes["a"] = "READWRITE"
+	step("READWRITE", `PUT /mode/a?force=true {"mode":"IMPORT"}`)
+	if p, _ := e.store.ExporterProgress(context.Background(), "x"); p["a"] != (Progress{Version: 2, Settings: "/IMPORT", Imported: true}) {
+		t.Errorf("progress = %+v", p["a"])
 	}
 }

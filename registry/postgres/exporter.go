@@ -91,7 +91,8 @@ func (t *tx) DeleteExporter(ctx context.Context, name string) error {
 	return nil
 }
 
-// ExporterProgress returns the progress of exporter name by subject.
+// ExporterProgress returns the progress of exporter name by subject
+// (the column config_hash holds Progress.Settings).
 func (t *tx) ExporterProgress(ctx context.Context, name string) (map[string]exporter.Progress, error) {
 	rows, err := t.q.Query(ctx, dollar(`SELECT subject, version, config_hash, imported FROM exporter_progress WHERE exporter = ?`), name)
 	if err != nil {
@@ -104,7 +105,7 @@ func (t *tx) ExporterProgress(ctx context.Context, name string) (map[string]expo
 			s string
 			p exporter.Progress
 		)
-		if err := rows.Scan(&s, &p.Version, &p.ConfigHash, &p.Imported); err != nil {
+		if err := rows.Scan(&s, &p.Version, &p.Settings, &p.Imported); err != nil {
 			return nil, fmt.Errorf("progress of exporter %q: %w", name, err)
 		}
 		out[s] = p
@@ -120,7 +121,7 @@ func (t *tx) PutExporterProgress(ctx context.Context, name, subject string, p ex
 	_, err := t.q.Exec(ctx, dollar(`INSERT INTO exporter_progress (exporter, subject, version, config_hash, imported)
 		VALUES (?, ?, ?, ?, ?) ON CONFLICT (exporter, subject) DO UPDATE SET version = excluded.version,
 		config_hash = excluded.config_hash, imported = excluded.imported`),
-		name, subject, p.Version, p.ConfigHash, p.Imported)
+		name, subject, p.Version, p.Settings, p.Imported)
 	if err != nil {
 		return fmt.Errorf("put progress of exporter %q on %q: %w", name, subject, err)
 	}

@@ -44,10 +44,10 @@ func testExporters(t *testing.T, s registry.Store) {
 		if err := x.PutExporter(ctx, a); err != nil {
 			return err
 		}
-		if err := x.PutExporterProgress(ctx, "b-exp", "orders-value", exporter.Progress{Version: 3, ConfigHash: "h1", Imported: true}); err != nil {
+		if err := x.PutExporterProgress(ctx, "b-exp", "orders-value", exporter.Progress{Version: 3, Settings: "h1/IMPORT", Imported: true}); err != nil {
 			return err
 		}
-		if err := x.PutExporterProgress(ctx, "b-exp", "orders-value", exporter.Progress{Version: 4, ConfigHash: "h2", Imported: true}); err != nil {
+		if err := x.PutExporterProgress(ctx, "b-exp", "orders-value", exporter.Progress{Version: 4, Settings: "h2/READONLY", Imported: true}); err != nil {
 			return err
 		}
 		if err := x.PutExporterProgress(ctx, "b-exp", "orders-key", exporter.Progress{Version: 1}); err != nil {
@@ -69,7 +69,7 @@ func testExporters(t *testing.T, s registry.Store) {
 		if es, err := x.Exporters(ctx); err != nil || len(es) != 2 || es[0].Name != "a-exp" || es[1].Name != "b-exp" {
 			t.Errorf("Exporters = %+v, %v; want a-exp, b-exp", es, err)
 		}
-		want := map[string]exporter.Progress{"orders-value": {Version: 4, ConfigHash: "h2", Imported: true}, "orders-key": {Version: 1}}
+		want := map[string]exporter.Progress{"orders-value": {Version: 4, Settings: "h2/READONLY", Imported: true}, "orders-key": {Version: 1}}
 		if got, err := x.ExporterProgress(ctx, "b-exp"); err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("ExporterProgress(b-exp) = %+v, %v; want %+v", got, err, want)
 		}
