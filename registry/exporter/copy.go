@@ -37,7 +37,7 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	}
 	var subjects []Subject
 	for _, s := range all {
-		if e.Matches(s.Name) {
+		if e.Matches(s.Name) && !e.IsOwnCopy(s.Name, r.opts.ClusterID) {
 			subjects = append(subjects, s)
 		}
 	}

@@ -136,3 +136,17 @@ func (e Exporter) DestinationSubject(src, clusterID string) string {
 	}
 	return qualify(e.DestinationContext(sctx, clusterID), name)
 }
+
+// IsOwnCopy reports whether subject is in the context e copies into or
+// one under it (".mirror", ".mirror.x" for a CUSTOM context ".mirror"):
+// such a subject is never exported, so that an exporter whose
+// destination is its own registry with ":*:" does not copy its copies
+// again, each time one context deeper.
+func (e Exporter) IsOwnCopy(subject, clusterID string) bool {
+	dc := e.DestinationContext("", clusterID)
+	if dc == "" {
+		return false
+	}
+	sctx, _ := splitContext(subject)
+	return sctx == dc || strings.HasPrefix(sctx, dc+".")
+}

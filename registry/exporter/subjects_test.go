@@ -98,3 +98,20 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+// TestIsOwnCopy: the destination context and those under it are never
+// exported (an exporter into its own registry would copy its copies).
+func TestIsOwnCopy(t *testing.T) {
+	e := Exporter{ContextType: ContextCustom, Context: "mirror", Subjects: []string{":*:"}}
+	for s, want := range map[string]bool{"a": false, ":.src:a": false, ":.mirror:a": true, ":.mirror.src:a": true, ":.mirrored:a": false} {
+		if got := e.IsOwnCopy(s, "charter"); got != want {
+			t.Errorf("IsOwnCopy(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if (Exporter{ContextType: ContextNone}).IsOwnCopy(":.mirror:a", "charter") {
+		t.Error("a NONE exporter has no context of its own")
+	}
+	if !(Exporter{ContextType: ContextAuto}).IsOwnCopy(":.charter:a", "charter") {
+		t.Error("an AUTO exporter's context is .charter")
+	}
+}
