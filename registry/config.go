@@ -284,9 +284,9 @@ func (s *Service) DekSubject(ctx context.Context, subject string) (string, error
 		case err != nil || !ok:
 			return err
 		case c.AliasForDeks != "":
-			out = c.AliasForDeks
+			out = AliasTarget(subject, c.AliasForDeks)
 		case c.Alias != "":
-			out = c.Alias
+			out = AliasTarget(subject, c.Alias)
 		}
 		return nil
 	})
@@ -294,14 +294,14 @@ func (s *Service) DekSubject(ctx context.Context, subject string) (string, error
 }
 
 // resolveAlias returns the subject that subject's own config names as its
-// alias, or subject itself. Aliases resolve one level only, as in
-// Confluent.
+// alias (in subject's context unless qualified: AliasTarget), or subject
+// itself. Aliases resolve one level only, as in Confluent.
 func resolveAlias(ctx context.Context, tx Tx, subject string) (string, error) {
 	c, ok, err := storedConfig(ctx, tx, subject)
 	if err != nil || !ok || c.Alias == "" {
 		return subject, err
 	}
-	return c.Alias, nil
+	return AliasTarget(subject, c.Alias), nil
 }
 
 // DeleteConfig removes the config of subject ("" global, which falls back

@@ -67,6 +67,13 @@ func QualifyIn(c, subject string) string {
 	return ":" + c + ":" + subject
 }
 
+// AliasTarget returns the subject that subject's config alias names: an
+// unqualified alias is in subject's context, as Confluent's
+// QualifiedSubject.qualifySubjectWithParent has it.
+func AliasTarget(subject, alias string) string {
+	return QualifyIn(ContextOf(subject), alias)
+}
+
 // Context returns the store context of v's subject.
 func (v SubjectVersion) Context() string { return ContextOf(v.Subject) }
 

@@ -162,3 +162,29 @@ func TestSubjectPrefixContexts(t *testing.T) {
 		}
 	}
 }
+
+// TestContextAlias follows Confluent's
+// RestApiCompatibilityTest.testSubjectAliasWithContext: an unqualified
+// alias names a subject of the aliasing subject's context
+// (QualifiedSubject.qualifySubjectWithParent), a qualified one its own.
+func TestContextAlias(t *testing.T) {
+	svc := newService(t)
+	ctx := context.Background()
+	mustRegister(t, svc, ":.a:target", registry.RegisterRequest{Schema: recA})
+	mustRegister(t, svc, "target", registry.RegisterRequest{Schema: recAb})
+	for subject, alias := range map[string]string{":.a:alias": "target", ":.a:cross": ":.:target"} {
+		if _, err := svc.SetConfig(ctx, subject, registry.ConfigUpdate{Alias: &alias}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for subject, want := range map[string]string{":.a:alias": recA, ":.a:cross": recAb} {
+		got, err := svc.Version(ctx, subject, registry.Latest, false)
+		if err != nil || got.Schema.Text != want {
+			t.Errorf("latest of %s = %s, %v; want %s", subject, got.Schema.Text, err, want)
+		}
+	}
+	aliases, err := svc.SubjectAliases(ctx)
+	if want := map[string][]string{":.a:target": {":.a:alias"}, "target": {":.a:cross"}}; err != nil || !reflect.DeepEqual(aliases, want) {
+		t.Errorf("SubjectAliases = %v, %v; want %v", aliases, err, want)
+	}
+}

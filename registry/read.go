@@ -404,7 +404,8 @@ func subjectAliases(ctx context.Context, tx Tx) (map[string][]string, error) {
 	}
 	for _, c := range cs {
 		if c.Subject != "" && c.Config.Alias != "" {
-			out[c.Config.Alias] = append(out[c.Config.Alias], c.Subject)
+			target := AliasTarget(c.Subject, c.Config.Alias)
+			out[target] = append(out[target], c.Subject)
 		}
 	}
 	for _, names := range out {

@@ -107,11 +107,11 @@ type Tx interface {
 	// DeleteVersion removes (subject, version) permanently, or returns
 	// ErrNotFound.
 	DeleteVersion(ctx context.Context, subject string, version int) error
-	// ReferencedBy returns the IDs of schemas whose references name
-	// (subject, version), ascending. A reference names the subject as it
-	// is qualified in its referrer's context (QualifyIn), so the referrers
-	// of ":.ctx:s" are in .ctx unless one named it qualified from another
-	// context.
+	// ReferencedBy returns the IDs of the schemas of subject's context
+	// whose references name (subject, version), ascending. A reference
+	// names the subject as qualified in its referrer's context
+	// (QualifyIn); a referrer in another context (one that named the
+	// subject qualified) is not listed.
 	ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error)
 
 	// Config returns the config of subject ("" for global), or ErrNotFound.

@@ -170,8 +170,8 @@ func (s *server) canWriteSubject(r *http.Request, p auth.Principal) (claim, owne
 	subject := r.PathValue("subject")
 	// A subject whose config names an alias sends registrations to the
 	// alias: the principal must be allowed to write there too.
-	if c, err := s.svc.Config(r.Context(), subject, false); err == nil && c.Alias != "" && c.Alias != subject {
-		if _, _, err := s.canWriteOne(r, p, c.Alias); err != nil {
+	if c, err := s.svc.Config(r.Context(), subject, false); err == nil && c.Alias != "" && registry.AliasTarget(subject, c.Alias) != subject {
+		if _, _, err := s.canWriteOne(r, p, registry.AliasTarget(subject, c.Alias)); err != nil {
 			return "", "", err
 		}
 	} else if err != nil && !errors.Is(err, srerr.ErrSubjectConfigNotFound) && !errors.Is(err, srerr.ErrSubjectNotFound) {

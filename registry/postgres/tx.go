@@ -297,8 +297,8 @@ func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) err
 // (subject, version), ascending, each once; empty and non-nil when none.
 func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
 	rows, err := t.q.Query(ctx,
-		`SELECT DISTINCT schema_id FROM schema_references WHERE subject = $1 AND version = $2 ORDER BY schema_id`,
-		subject, version)
+		`SELECT DISTINCT schema_id FROM schema_references WHERE subject = $1 AND version = $2 AND schema_context = $3 ORDER BY schema_id`,
+		subject, version, registry.ContextOf(subject))
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}

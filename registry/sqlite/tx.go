@@ -23,7 +23,7 @@ var _ registry.Tx = (*tx)(nil)
 const (
 	schemaColumns     = `context, id, type, text, refs, metadata, ruleset, fingerprint`
 	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND fingerprint = ?`
-	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id`
+	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? AND schema_context = ? ORDER BY schema_id`
 	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND id = ?`
 	queryHeld         = `SELECT 1 FROM subject_versions WHERE context = ? AND schema_id = ? LIMIT 1`
 )
@@ -302,7 +302,7 @@ func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) err
 // ReferencedBy returns the IDs of the schemas whose references name
 // (subject, version), ascending, each once; empty and non-nil when none.
 func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := t.tx.QueryContext(ctx, queryReferencedBy, subject, version)
+	rows, err := t.tx.QueryContext(ctx, queryReferencedBy, subject, version, registry.ContextOf(subject))
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}

@@ -102,12 +102,19 @@ func testContextReferences(t *testing.T, s registry.Store) {
 	ref := inCtx(".x", "user")
 	ref.References = []registry.Reference{{Name: "base", Subject: "s", Version: 1}}
 	user := createSchemas(t, s, ref)[0]
+	cross := inCtx(".z", "cross") // references :.y:s from .z: not a referrer of .y
+	cross.References = []registry.Reference{{Name: "base", Subject: ":.y:s", Version: 1}}
+	createSchemas(t, s, cross)
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
 		if got, err := tx.ReferencedBy(ctx, ":.x:s", 1); err != nil || !reflect.DeepEqual(got, []int64{user}) {
 			t.Errorf("ReferencedBy(:.x:s, 1) = %v, %v; want [%d]", got, err, user)
 		}
 		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(s, 1) = %v, %v; want none (the reference is in .x)", got, err)
+		}
+		// A referrer in another context is not listed.
+		if got, err := tx.ReferencedBy(ctx, ":.y:s", 1); err != nil || len(got) != 0 {
+			t.Errorf("ReferencedBy(:.y:s, 1) = %v, %v; want none", got, err)
 		}
 		sc, err := tx.SchemaByID(ctx, ".x", user)
 		if err != nil || !reflect.DeepEqual(sc.References, ref.References) {
