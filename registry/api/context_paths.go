@@ -31,6 +31,10 @@ var contextName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
 // routes it; an invalid context name is 42208.
 func (s *server) contextPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); !strings.HasPrefix(p, "/contexts/") && !mayNameDefaultContext(p) {
+			next.ServeHTTP(w, r) // the common case: no query parsed, nothing allocated
+			return
+		}
 		path, query, err := rewriteContextPath(r.URL.EscapedPath(), r.URL.Query())
 		if err != nil {
 			writeError(w, r, s.log, err)
@@ -60,6 +64,9 @@ func (s *server) contextPaths(next http.Handler) http.Handler {
 func rewriteContextPath(path string, q url.Values) (string, url.Values, error) {
 	qualifier, rest := "", path
 	tail, prefixed := strings.CutPrefix(path, "/contexts/")
+	if !prefixed && !mayNameDefaultContext(path) {
+		return path, nil, nil // nothing to rewrite: the common case, without allocating
+	}
 	if prefixed {
 		seg, after, more := strings.Cut(tail, "/")
 		if !more || after == "" {
@@ -167,4 +174,10 @@ func qualifyQuery(qualifier string, segs []string, q url.Values) url.Values {
 // context (":.ctx:", ":.ctx", ":.__GLOBAL:") rather than a subject.
 func isContextLevel(subject string) bool {
 	return strings.HasPrefix(subject, ":.") && registry.SubjectName(subject) == ""
+}
+
+// mayNameDefaultContext reports whether escaped path may hold ":.:" (the
+// default context named explicitly), escaped or not.
+func mayNameDefaultContext(path string) bool {
+	return strings.Contains(path, ":.:") || strings.Contains(path, "%3A") || strings.Contains(path, "%3a")
 }
