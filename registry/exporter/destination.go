@@ -196,3 +196,25 @@ func (d *destination) setConfig(ctx context.Context, subject string, cfg json.Ra
 	}
 	return d.do(ctx, http.MethodPut, []string{"config", subject}, nil, cfg, nil)
 }
+
+// probeTimeout bounds a reachability probe.
+const probeTimeout = 2 * time.Second
+
+// reachable reports whether the destination answers HTTP at all (any
+// status): GET on its base URL.
+func (d *destination) reachable(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.base+"/", nil)
+	if err != nil {
+		return false
+	}
+	req.Header.Set("User-Agent", d.agent)
+	resp, err := d.hc.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
+	resp.Body.Close()
+	return true
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -59,10 +60,20 @@ type Runner struct {
 	more bool
 }
 
+// retry is the backoff of an exporter whose last cycle failed. When the
+// destination did not answer at all (connection refused, timeout), dest
+// is set and probed every probeInterval: the cycle is retried as soon as
+// it answers, not only when the backoff ends. A destination that answers
+// with an error is only retried when the backoff ends.
 type retry struct {
-	delay time.Duration
-	next  time.Time
+	delay  time.Duration
+	next   time.Time
+	dest   *destination
+	probed time.Time
 }
+
+// probeInterval is how often an unreachable destination is probed.
+const probeInterval = time.Second
 
 // NewRunner returns a runner of store's exporters, copying from src.
 func NewRunner(store Store, src Source, opts RunnerOptions) *Runner {
@@ -110,7 +121,7 @@ func (r *Runner) Run(ctx context.Context) error {
 	for {
 		gen, _ := r.src.Generation(ctx)
 		now := r.opts.Now()
-		if first || gen != lastGen || r.more || r.retryDue(now) || now.Sub(last) >= r.opts.Resync {
+		if first || gen != lastGen || r.more || r.retryDue(ctx, now) || now.Sub(last) >= r.opts.Resync {
 			first, lastGen, last = false, gen, now
 			r.cycle(ctx)
 		}
@@ -122,14 +133,22 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-// retryDue reports whether an exporter's backoff has ended.
-func (r *Runner) retryDue(now time.Time) bool {
+// retryDue reports whether an exporter's backoff has ended, or its
+// unreachable destination answers a probe again (which ends it).
+func (r *Runner) retryDue(ctx context.Context, now time.Time) bool {
+	due := false
 	for _, rt := range r.retries {
+		if rt.dest != nil && now.Before(rt.next) && now.Sub(rt.probed) >= probeInterval {
+			rt.probed = now
+			if rt.dest.reachable(ctx) {
+				rt.next, rt.dest = now, nil
+			}
+		}
 		if !now.Before(rt.next) {
-			return true
+			due = true
 		}
 	}
-	return false
+	return due
 }
 
 // cycle runs one cycle of every exporter that is not paused and not
@@ -186,7 +205,7 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 		return // shutting down, or the exporter changed under the cycle
 	}
 	if err != nil {
-		r.fail(ctx, e.Name, err)
+		r.fail(ctx, e, err)
 		return
 	}
 	delete(r.retries, e.Name)
@@ -198,19 +217,26 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 	}
 }
 
-// fail records err as exporter name's trace, in state ERROR, and backs
-// off.
-func (r *Runner) fail(ctx context.Context, name string, err error) {
-	rt := r.retries[name]
+// fail records err as exporter e's trace, in state ERROR, and backs
+// off; an unreachable destination is probed meanwhile (see retry).
+func (r *Runner) fail(ctx context.Context, e Stored, err error) {
+	rt := r.retries[e.Name]
 	if rt == nil {
 		rt = &retry{delay: r.opts.MinBackoff}
-		r.retries[name] = rt
+		r.retries[e.Name] = rt
 	} else {
 		rt.delay = min(2*rt.delay, r.opts.MaxBackoff)
 	}
-	rt.next = r.opts.Now().Add(rt.delay)
-	r.log.Warn("exporter cycle failed", "exporter", name, "error", err.Error(), "retry_in", rt.delay.String())
-	r.setState(ctx, name, StateError, clip(err.Error()))
+	now := r.opts.Now()
+	rt.next, rt.dest, rt.probed = now.Add(rt.delay), nil, now
+	var answered *destError
+	var transport *url.Error
+	if !errors.As(err, &answered) && errors.As(err, &transport) {
+		rt.dest, _ = newDestination(e.Config, r.opts.HTTPClient)
+	}
+	r.log.Warn("exporter cycle failed", "exporter", e.Name, "error", err.Error(), "retry_in", rt.delay.String(),
+		"unreachable", rt.dest != nil)
+	r.setState(ctx, e.Name, StateError, clip(err.Error()))
 }
 
 // setState stores exporter name's state and trace unless it was paused

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -439,5 +440,57 @@ func TestRunnerCopiesModes(t *testing.T) {
 	step("READWRITE", `PUT /mode/a?force=true {"mode":"IMPORT"}`)
 	if p, _ := e.store.ExporterProgress(context.Background(), "x"); p["a"] != (Progress{Version: 2, Settings: "/IMPORT", Imported: true}) {
 		t.Errorf("progress = %+v", p["a"])
+	}
+}
+
+// TestRunnerProbesUnreachable: a destination that does not answer at all
+// is probed every second during the backoff and retried as soon as it
+// answers; one that answers with an error waits out its backoff.
+func TestRunnerProbesUnreachable(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.r.opts.MinBackoff, e.r.opts.MaxBackoff = time.Hour, time.Hour
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now: connection refused
+	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: "http://" + addr}})
+	ctx := context.Background()
+	e.r.cycle(ctx)
+	if st := e.status("x"); st.State != StateError || !strings.Contains(st.Trace, "connection refused") {
+		t.Fatalf("status = %+v, want ERROR, connection refused", st)
+	}
+	e.now = e.now.Add(1100 * time.Millisecond)
+	if e.r.retryDue(ctx, e.now) {
+		t.Fatal("retry due while the destination still refuses connections")
+	}
+	l, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s again: %v", addr, err)
+	}
+	srv := &http.Server{Handler: e.dest}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	e.now = e.now.Add(500 * time.Millisecond)
+	if e.r.retryDue(ctx, e.now) {
+		t.Fatal("probed again within a second")
+	}
+	e.now = e.now.Add(600 * time.Millisecond)
+	if !e.r.retryDue(ctx, e.now) {
+		t.Fatal("retry not due once the destination answers a probe")
+	}
+	e.r.cycle(ctx)
+	if st := e.status("x"); st.State != StateRunning || st.Offset != 1 {
+		t.Fatalf("status after the destination came back = %+v, want RUNNING at offset 1", st)
+	}
+	// An answer, even an error, is no reason to retry before the backoff.
+	e.dest.fail = true
+	e.src.add(Version{Subject: "a", Version: 2, ID: 2, Schema: `"int"`})
+	e.r.cycle(ctx)
+	e.now = e.now.Add(5 * time.Second)
+	if e.r.retryDue(ctx, e.now) || e.r.retries["x"].dest != nil {
+		t.Error("a destination answering 500 is probed instead of backed off")
 	}
 }
