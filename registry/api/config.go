@@ -203,11 +203,24 @@ func (s *server) putMode(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, modeBody{Mode: string(m)})
 }
 
-// deleteMode: DELETE /mode[/{subject}] → the removed mode.
+// deleteMode: DELETE /mode[/{subject}]?recursive → the removed mode; with
+// recursive on a context level (DELETE /contexts/.ctx/mode?recursive=true)
+// every subject mode of the context goes too, and {"mode":null} answers a
+// level that had no mode of its own.
 func (s *server) deleteMode(w http.ResponseWriter, r *http.Request) {
-	m, err := s.svc.DeleteMode(r.Context(), r.PathValue("subject"))
+	del := s.svc.DeleteMode
+	if boolParam(r, "recursive") {
+		// A context's level and every subject mode in it (Confluent's
+		// deleteSubjectMode with recursive).
+		del = s.svc.DeleteModeRecursive
+	}
+	m, err := del(r.Context(), r.PathValue("subject"))
 	if err != nil {
 		writeError(w, r, s.log, err)
+		return
+	}
+	if m == "" { // recursive, and the level had no mode of its own
+		writeRaw(w, http.StatusOK, []byte(`{"mode":null}`))
 		return
 	}
 	writeJSON(w, http.StatusOK, modeBody{Mode: string(m)})

@@ -118,3 +118,31 @@ func TestContextPrefixRefusals(t *testing.T) {
 		{method: "GET", path: "/contexts/ok/subjects", json: `[":.ok:s"]`}, // the dot is optional
 	})
 }
+
+// TestDeleteModeRecursive follows Confluent's ModeResource.deleteSubjectMode
+// with recursive=true: DELETE /contexts/.a/mode?recursive=true removes .a's
+// level mode and every subject mode of .a, nothing of another context;
+// DELETE /mode?recursive=true does the same for the default context.
+func TestDeleteModeRecursive(t *testing.T) {
+	e := newEnv(t)
+	put := func(path, mode string) step {
+		return step{method: "PUT", path: path, body: `{"mode":"` + mode + `"}`}
+	}
+	e.run([]step{
+		put("/contexts/.a/mode", "READONLY"),
+		put("/mode/:.a:s1", "IMPORT"),
+		put("/contexts/.a/mode/s2", "READWRITE"),
+		put("/mode/:.b:s", "READONLY"),
+		put("/mode/s", "READONLY"),
+		{method: "DELETE", path: "/contexts/.a/mode?recursive=true", json: `{"mode":"READONLY"}`},
+		{method: "GET", path: "/mode/:.a:", status: 404, code: 40409},
+		{method: "GET", path: "/mode/:.a:s1", status: 404, code: 40409},
+		{method: "GET", path: "/mode/:.a:s2", status: 404, code: 40409},
+		{method: "GET", path: "/mode/:.b:s", json: `{"mode":"READONLY"}`},
+		{method: "GET", path: "/mode/s", json: `{"mode":"READONLY"}`},
+		{method: "DELETE", path: "/contexts/.a/mode?recursive=true", json: `{"mode":null}`},
+		{method: "DELETE", path: "/mode?recursive=true", json: `{"mode":null}`},
+		{method: "GET", path: "/mode/s", status: 404, code: 40409},
+		{method: "GET", path: "/mode/:.b:s", json: `{"mode":"READONLY"}`},
+	})
+}
