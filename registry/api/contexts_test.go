@@ -146,3 +146,23 @@ func TestDeleteModeRecursive(t *testing.T) {
 		{method: "GET", path: "/mode/:.b:s", json: `{"mode":"READONLY"}`},
 	})
 }
+
+// TestReferenceFormatQualified follows Confluent's SchemasResource and
+// SubjectVersionsResource: ?referenceFormat=qualified answers the
+// references of a schema outside the default context with their subjects
+// qualified in its context; without it they are answered as registered.
+func TestReferenceFormatQualified(t *testing.T) {
+	e := newEnv(t)
+	base := `{"type":"record","name":"Base","fields":[{"name":"b","type":"string"}]}`
+	user := `{"type":"record","name":"User","fields":[{"name":"base","type":"Base"}]}`
+	ref := `"references":[{"name":"Base","subject":"base","version":1}]`
+	e.run([]step{
+		{method: "POST", path: "/contexts/.a/subjects/base/versions", body: schemaBody(base), json: `{"id":1}`},
+		{method: "POST", path: "/contexts/.a/subjects/user/versions", body: schemaBody(user, ref), json: `{"id":2}`},
+		{method: "GET", path: "/contexts/.a/schemas/ids/2", contains: []string{`"subject":"base"`}},
+		{method: "GET", path: "/contexts/.a/schemas/ids/2?referenceFormat=qualified", contains: []string{`"subject":":.a:base"`}},
+		{method: "GET", path: "/contexts/.a/schemas/ids/2", contains: []string{`"subject":"base"`}}, // the cache keeps the stored form
+		{method: "GET", path: "/subjects/:.a:user/versions/1?referenceFormat=qualified", contains: []string{`"subject":":.a:base"`}},
+		{method: "GET", path: "/subjects/:.a:user/versions/1", contains: []string{`"references":[{"name":"Base","subject":"base"`}},
+	})
+}

@@ -37,3 +37,19 @@ func subjectFilter(r *http.Request, key registry.SchemaKey) string {
 	}
 	return registry.QualifyIn(key.Context, subject)
 }
+
+// referencesAs returns refs as ?referenceFormat= asks: "qualified" names
+// each subject qualified in schemaCtx, the schema's context, as
+// Confluent's SchemasResource and SubjectVersionsResource do for a schema
+// outside the default context; anything else answers refs as stored.
+func referencesAs(r *http.Request, schemaCtx string, refs []registry.Reference) []registry.Reference {
+	if schemaCtx == "" || len(refs) == 0 || r.URL.Query().Get("referenceFormat") != "qualified" {
+		return refs
+	}
+	out := make([]registry.Reference, len(refs))
+	for i, ref := range refs {
+		out[i] = ref
+		out[i].Subject = registry.QualifyIn(schemaCtx, ref.Subject)
+	}
+	return out
+}

@@ -34,7 +34,8 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
-	serialized := registry.FormatChangesText(r.URL.Query().Get("format"))
+	// Answers that depend on the query are not cached.
+	serialized := registry.FormatChangesText(r.URL.Query().Get("format")) || r.URL.Query().Has("referenceFormat")
 	cached, gen, ok := s.cachedByID(key)
 	if ok && !fetchMax && !serialized {
 		writeRaw(w, http.StatusOK, cached)
@@ -53,7 +54,7 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 	out := schemaString{
 		Schema:     text,
 		SchemaType: st.Type,
-		References: st.References,
+		References: referencesAs(r, st.Context, st.References),
 		Metadata:   st.Metadata,
 		RuleSet:    st.RuleSet,
 	}

@@ -252,6 +252,7 @@ func (s *server) getVersion(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e := toEntity(ss)
+	e.References = referencesAs(r, ss.Schema.Context, e.References)
 	if e.Schema, err = s.svc.FormattedText(r.Context(), ss.Schema, r.URL.Query().Get("format")); err != nil {
 		writeError(w, r, s.log, err)
 		return
