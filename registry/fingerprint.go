@@ -13,8 +13,9 @@ import (
 // Fingerprint identifies a schema's content: the hex SHA-256 of its type,
 // stored text (canonical, or normalized when the client asked for it),
 // references in order, metadata and ruleSet (compacted JSON). Two
-// registrations with equal fingerprints get the same global ID, as in
-// Confluent, where identity covers text, references, metadata and rules.
+// registrations with equal fingerprints in one schema context get the same
+// ID there, as in Confluent, where identity covers text, references,
+// metadata and rules.
 func Fingerprint(t compat.SchemaType, text string, refs []Reference, metadata, ruleSet json.RawMessage) string {
 	h := sha256.New()
 	field := func(s string) {

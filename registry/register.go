@@ -228,7 +228,7 @@ func hasLatestRef(refs []Reference) bool {
 //
 // Semantics follow Confluent: a schema equal to a live version of the
 // subject returns that version (even when it is not the latest); the same
-// content under any subject reuses its global ID; a new version is the
+// content under any subject of the context reuses its ID; a new version is the
 // highest version ever used by the subject (soft-deleted included) + 1;
 // compatibility is checked at the subject's effective level against live
 // versions only, and every finding is reported (409).

@@ -1,6 +1,7 @@
 // Package registry is Charter's schema registry domain: subjects, versions,
-// global schema IDs, compatibility config, modes and references, with the
-// semantics of Confluent Schema Registry.
+// schema IDs (one ID space per schema context, context.go), compatibility
+// config, modes and references, with the semantics of Confluent Schema
+// Registry.
 //
 // Persistence sits behind the narrow [Store] interface; backends live in
 // sub-packages (registry/sqlite, registry/postgres) and all pass the
@@ -31,8 +32,9 @@ type Reference struct {
 	Version int    `json:"version"`
 }
 
-// Schema is a stored schema: immutable once created and identified by a
-// global ID. The same Fingerprint always maps to the same ID.
+// Schema is a stored schema: immutable once created and identified by its
+// ID in its context. The same Fingerprint always maps to the same ID in a
+// context.
 type Schema struct {
 	// Context is the schema's context, whose ID space ID is in: "" for the
 	// default one (see ContextOf). ID and Fingerprint are unique within it.
