@@ -29,9 +29,10 @@ func contextLevel(subject string) string {
 	return ":" + c + ":"
 }
 
-// isContextLevel reports whether key names a context level (the default
-// context's "", ":.ctx:" or ":.ctx") rather than a subject.
-func isContextLevel(key string) bool {
+// IsContextLevel reports whether a config or mode key names a context
+// level (the default context's "", ":.ctx:" or ":.ctx", ":.__GLOBAL:")
+// rather than a subject.
+func IsContextLevel(key string) bool {
 	_, name := splitQualified(key)
 	return key == "" || (ContextOf(key) != "" && name == "")
 }
@@ -43,7 +44,7 @@ func levelsBelow(key string) []string {
 	switch {
 	case key == GlobalContextKey:
 		return nil
-	case isContextLevel(key):
+	case IsContextLevel(key):
 		return []string{GlobalContextKey}
 	}
 	return []string{GlobalContextKey, contextLevel(key)}
@@ -57,7 +58,7 @@ func levelKey(subject string) string {
 	if subject == ":." {
 		return ""
 	}
-	if isContextLevel(subject) && subject != "" && !strings.HasSuffix(subject, ":") {
+	if IsContextLevel(subject) && subject != "" && !strings.HasSuffix(subject, ":") {
 		return subject + ":"
 	}
 	return subject

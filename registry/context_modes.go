@@ -17,7 +17,7 @@ import (
 // it, as it does not refuse DeleteMode.
 func (s *Service) DeleteModeRecursive(ctx context.Context, subject string) (Mode, error) {
 	level := levelKey(subject)
-	if !isContextLevel(level) || level == GlobalContextKey {
+	if !IsContextLevel(level) || level == GlobalContextKey {
 		return s.DeleteMode(ctx, subject)
 	}
 	var out Mode
@@ -34,7 +34,7 @@ func (s *Service) DeleteModeRecursive(ctx context.Context, subject string) (Mode
 		c := ContextOf(level)
 		for _, m := range modes {
 			inLevel := m.Subject == level
-			inContext := m.Subject != "" && !isContextLevel(m.Subject) && ContextOf(m.Subject) == c
+			inContext := m.Subject != "" && !IsContextLevel(m.Subject) && ContextOf(m.Subject) == c
 			if !inLevel && !inContext {
 				continue
 			}

@@ -143,7 +143,7 @@ func (s *Service) SetMode(ctx context.Context, subject, mode string, force bool)
 			}
 			if cur != ModeImport {
 				q := VersionQuery{Subject: subject}
-				if isContextLevel(subject) && subject != "" {
+				if IsContextLevel(subject) && subject != "" {
 					q = VersionQuery{SubjectPrefix: subject} // the context's subjects
 				}
 				vs, err := tx.Versions(ctx, q)

@@ -121,7 +121,7 @@ func (s *server) authorize(a access, h http.HandlerFunc) http.Handler {
 				kind = admin
 			}
 		}
-		if kind == owner && !a.bodySubject && isContextLevel(r.PathValue("subject")) {
+		if kind == owner && !a.bodySubject && registry.IsContextLevel(r.PathValue("subject")) {
 			// PUT /config/:.ctx: (/contexts/.ctx/config) and the like set a
 			// whole context's level, as the global config and mode do.
 			kind = admin

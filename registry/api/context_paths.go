@@ -170,12 +170,6 @@ func qualifyQuery(qualifier string, segs []string, q url.Values) url.Values {
 	return q
 }
 
-// isContextLevel reports whether a config or mode subject names a whole
-// context (":.ctx:", ":.ctx", ":.__GLOBAL:") rather than a subject.
-func isContextLevel(subject string) bool {
-	return strings.HasPrefix(subject, ":.") && registry.SubjectName(subject) == ""
-}
-
 // mayNameDefaultContext reports whether escaped path may hold ":.:" (the
 // default context named explicitly), escaped or not.
 func mayNameDefaultContext(path string) bool {
