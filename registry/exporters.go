@@ -14,9 +14,18 @@ import (
 var errNoExporters = errors.New("this store keeps no exporters (its Tx does not implement exporter.Tx)")
 
 // Exporters returns the exporter API (/exporters) over s's store, on s's
-// clock; its writes are audited under the request's actor, in their
-// transaction.
-func (s *Service) Exporters() *exporter.Service { return exporter.New(exporterStore{s}, s.now) }
+// clock, sealing credentials with the WithExporterSealer Sealer; its
+// writes are audited under the request's actor, in their transaction.
+func (s *Service) Exporters() *exporter.Service {
+	return exporter.New(exporterStore{s}, s.now, s.exporterSealer)
+}
+
+// WithExporterSealer sets the Sealer that encrypts exporters' credentials
+// at rest (charter serve --secrets-key-file); without one, an exporter
+// config with a credential is refused.
+func WithExporterSealer(sealer *exporter.Sealer) Option {
+	return func(s *Service) { s.exporterSealer = sealer }
+}
 
 // ExporterStore returns s's store as the exporters' store, for an
 // exporter.Runner; its writes move s's generation like every write.

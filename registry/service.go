@@ -15,6 +15,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/registry/exporter"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -75,6 +76,9 @@ type Service struct {
 	// with other processes (ViewGeneration, view.go).
 	gen    atomic.Uint64
 	shared bool
+
+	// exporterSealer seals exporters' credentials (WithExporterSealer).
+	exporterSealer *exporter.Sealer
 }
 
 // OnSchemaForgotten registers fn to be called, after the commit, with

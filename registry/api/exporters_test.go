@@ -3,11 +3,18 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/compat/avro"
+	"github.com/charter-dev/charter/registry"
+	"github.com/charter-dev/charter/registry/api"
 	"github.com/charter-dev/charter/registry/exporter"
+	"github.com/charter-dev/charter/registry/sqlite"
 )
 
 // These tests follow Confluent's exporter REST API (docs.confluent.io,
@@ -170,8 +177,21 @@ func TestExporterCredentialsNeverAnswered(t *testing.T) {
 		stored, _, err = tx.Exporter(context.Background(), "c")
 		return err
 	})
-	if err != nil || stored.Config["basic.auth.user.info"] != "bob:"+secret || stored.Config["bearer.auth.token"] != token {
-		t.Errorf("stored config after sending the redacted one back = %v (%v), want the credentials kept", stored.Config, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := exporter.NewSealer([]byte(exporterSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{"basic.auth.user.info": "bob:" + secret, "bearer.auth.token": token} {
+		sealed := stored.Config[key]
+		if strings.Contains(sealed, want) {
+			t.Errorf("stored %s = %q: the credential is stored in the clear", key, sealed)
+		}
+		if got, err := sealer.Open(key, sealed); err != nil || got != want {
+			t.Errorf("stored %s after sending the redacted config back opens to %q (%v), want the credential kept", key, got, err)
+		}
 	}
 	audit := e.keyCall("GET", "/governance/audit", "", 200, 0)
 	if !strings.Contains(audit, "exporter.create") || !strings.Contains(audit, "exporter.config") {
@@ -179,6 +199,35 @@ func TestExporterCredentialsNeverAnswered(t *testing.T) {
 	}
 	if strings.Contains(audit, secret) || strings.Contains(audit, token) || strings.Contains(e.log.String(), secret) {
 		t.Errorf("credentials reached the audit log or the server log")
+	}
+}
+
+// TestExporterCredentialsNeedASecret: a registry started without
+// --secrets-key-file (no registry.WithExporterSealer) refuses an exporter
+// config with a credential (40951, naming the flag) and takes one without.
+func TestExporterCredentialsNeedASecret(t *testing.T) {
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "charter.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	h := api.New(registry.NewService(store, []compat.Format{avro.Format{}}), api.Options{})
+	for _, tc := range []struct {
+		body   string
+		status int
+		want   string
+	}{
+		{`{"name":"c","config":{"schema.registry.url":"https://dest:8081","basic.auth.user.info":"bob:pw"}}`, 409, `"error_code":40951`},
+		{`{"name":"c","config":{"schema.registry.url":"https://dest:8081","bearer.auth.token":"tok"}}`, 409, "--secrets-key-file"},
+		{`{"name":"c","config":{"schema.registry.url":"https://dest:8081"}}`, 200, `"name":"c"`},
+	} {
+		req := httptest.NewRequest("POST", exporters, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.status || !strings.Contains(rec.Body.String(), tc.want) || strings.Contains(rec.Body.String(), "pw") {
+			t.Errorf("POST %s = %d %s, want %d with %s", tc.body, rec.Code, rec.Body, tc.status, tc.want)
+		}
 	}
 }
 

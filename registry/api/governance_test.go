@@ -21,6 +21,7 @@ import (
 	"github.com/charter-dev/charter/compat/formats"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/registry/exporter"
 	"github.com/charter-dev/charter/registry/sqlite"
 )
 
@@ -144,8 +145,13 @@ func newGovEnv(t *testing.T) *govEnv {
 	t.Cleanup(func() { _ = store.Close() })
 	e := &govEnv{t: t, oas: loadOAS(t), now: apiDay0}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sealer, err := exporter.NewSealer([]byte(exporterSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
 	e.svc = registry.NewService(store, formats.Formats(),
-		registry.WithLogger(log), registry.WithClock(func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }))
+		registry.WithLogger(log), registry.WithClock(func() time.Time { e.mu.Lock(); defer e.mu.Unlock(); return e.now }),
+		registry.WithExporterSealer(sealer))
 	e.h = api.New(e.svc, api.Options{Logger: log})
 	return e
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/charter-dev/charter/compat/avro"
 	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/api"
+	"github.com/charter-dev/charter/registry/exporter"
 	"github.com/charter-dev/charter/registry/sqlite"
 )
 
@@ -46,13 +47,21 @@ func newEnvFormats(t *testing.T, formats []compat.Format, opts ...func(*api.Opti
 	})
 	var logBuf bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	svc := registry.NewService(store, formats, registry.WithLogger(log), registry.WithMaxSchemaSize(64<<10))
+	sealer, err := exporter.NewSealer([]byte(exporterSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := registry.NewService(store, formats, registry.WithLogger(log), registry.WithMaxSchemaSize(64<<10), registry.WithExporterSealer(sealer))
 	o := api.Options{Logger: log, MaxBodyBytes: 256 << 10, Version: "v-test", Commit: "abc123"}
 	for _, f := range opts {
 		f(&o)
 	}
 	return &env{t: t, h: api.New(svc, o), svc: svc, log: &logBuf}
 }
+
+// exporterSecret seals the exporters' credentials of every test env
+// (registry.WithExporterSealer).
+const exporterSecret = "the API tests' secret, thirty-two bytes or more"
 
 // do sends one request and returns status, Content-Type and body.
 func (e *env) do(method, path, body string, header ...string) (int, string, string) {

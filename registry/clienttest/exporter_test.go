@@ -1,9 +1,12 @@
 package clienttest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,7 +105,8 @@ func restartAt(t *testing.T, db, url string) *server {
 // are never answered nor logged.
 func TestExporterReplicatesToContext(t *testing.T) {
 	start := time.Now()
-	a := startServer(t)
+	keyFile := secretsKeyFile(t)
+	a := startServerDB(t, filepath.Join(t.TempDir(), "charter.db"), "--secrets-key-file", keyFile)
 	b := startServer(t)
 	ids := map[string]map[int]int64{}
 	a.mustDo(t, http.MethodPost, "/exporters", map[string]any{
@@ -143,7 +147,7 @@ func TestExporterReplicatesToContext(t *testing.T) {
 	registerRange(t, a, 7, 8, ids)
 	aDB := a.DB
 	a.kill(t)
-	a = startServerDB(t, aDB)
+	a = startServerDB(t, aDB, "--secrets-key-file", keyFile)
 	registerRange(t, a, 9, 10, ids)
 	waitStatus(t, a, "to-b", 40*time.Second, "RUNNING at offset 500", func(s exporterStatus) bool {
 		return s.State == "RUNNING" && s.Offset == exportSubjects*exportVersions
@@ -204,6 +208,8 @@ func TestExporterReplicatesToContext(t *testing.T) {
 			t.Errorf("server %s logged the exporter's credentials", s.URL)
 		}
 	}
+	// A's database holds the credential sealed (--secrets-key-file).
+	notInFiles(t, a.DB+"*", exportSecret)
 	t.Logf("500 schemas replicated A → B:.mirror with IDs preserved, through a stop of B and a SIGKILL of A, in %s", time.Since(start).Round(time.Millisecond))
 }
 
@@ -282,5 +288,35 @@ func TestExporterToContextURL(t *testing.T) {
 	}
 	if got := decodeJSON[[]string](t, "subjects", b.mustDo(t, http.MethodGet, "/subjects", nil, http.StatusOK)); len(got) != 2 {
 		t.Errorf("B subjects = %q, want the two exported ones only", got)
+	}
+}
+
+// secretsKeyFile writes a --secrets-key-file for a test server and
+// returns its path.
+func secretsKeyFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "secrets.key")
+	if err := os.WriteFile(path, []byte("a test server's secret, thirty-two bytes or more\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// notInFiles fails t when secret appears in any of the files matching
+// pattern (a database and its WAL, say).
+func notInFiles(t *testing.T, pattern, secret string) {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no file matches %s (%v)", pattern, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte(secret)) {
+			t.Errorf("%s holds the exporter's credential in the clear", f)
+		}
 	}
 }

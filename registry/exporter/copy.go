@@ -15,7 +15,7 @@ import (
 // subject's versions and after its settings, and after a failure up to
 // the last version copied.
 func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
-	dst, err := newDestination(e.Config, r.opts.HTTPClient)
+	dst, err := r.destination(e)
 	if err != nil {
 		return 0, err
 	}

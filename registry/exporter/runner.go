@@ -41,6 +41,9 @@ type RunnerOptions struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// Sealer opens the credentials sealed in the stored configs (the
+	// Service's); nil fails an exporter that has one.
+	Sealer *Sealer
 }
 
 // Runner copies the running exporters' subjects to their destinations
@@ -232,7 +235,7 @@ func (r *Runner) fail(ctx context.Context, e Stored, err error) {
 	var answered *destError
 	var transport *url.Error
 	if !errors.As(err, &answered) && errors.As(err, &transport) {
-		rt.dest, _ = newDestination(e.Config, r.opts.HTTPClient)
+		rt.dest, _ = r.destination(e)
 	}
 	r.log.Warn("exporter cycle failed", "exporter", e.Name, "error", err.Error(), "retry_in", rt.delay.String(),
 		"unreachable", rt.dest != nil)
@@ -256,4 +259,14 @@ func (r *Runner) setState(ctx context.Context, name string, state State, trace s
 	if err != nil && ctx.Err() == nil {
 		r.log.Warn("store exporter state", "exporter", name, "error", err.Error())
 	}
+}
+
+// destination returns the destination of exporter e, its credentials
+// opened.
+func (r *Runner) destination(e Stored) (*destination, error) {
+	c, err := openConfig(r.opts.Sealer, e.Config)
+	if err != nil {
+		return nil, err
+	}
+	return newDestination(c, r.opts.HTTPClient)
 }

@@ -183,6 +183,18 @@ type runnerEnv struct {
 	url   string
 	now   time.Time
 	r     *Runner
+	// sealer seals the credentials create stores, as the Service does.
+	sealer *Sealer
+}
+
+// testSealer returns a Sealer of a fixed test secret.
+func testSealer(t testing.TB) *Sealer {
+	t.Helper()
+	s, err := NewSealer([]byte("a test secret of thirty-two bytes or more"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func newRunnerEnv(t *testing.T) *runnerEnv {
@@ -192,12 +204,16 @@ func newRunnerEnv(t *testing.T) *runnerEnv {
 	srv := httptest.NewServer(e.dest)
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
-	e.r = NewRunner(e.store, e.src, RunnerOptions{ClusterID: "src", Now: func() time.Time { return e.now }, MaxPerCycle: 100})
+	e.sealer = testSealer(t)
+	e.r = NewRunner(e.store, e.src, RunnerOptions{ClusterID: "src", Now: func() time.Time { return e.now }, MaxPerCycle: 100, Sealer: e.sealer})
 	return e
 }
 
 func (e *runnerEnv) create(t *testing.T, ex Exporter) {
 	t.Helper()
+	if err := sealUpdate(e.sealer, ex.Config, maps.Clone(ex.Config)); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.store.PutExporter(context.Background(), Stored{Exporter: ex, State: StateStarting}); err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +338,7 @@ func TestRunnerLease(t *testing.T) {
 	e := newRunnerEnv(t)
 	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
 	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url}})
-	opts := RunnerOptions{Lease: 30 * time.Second, Now: func() time.Time { return e.now }}
+	opts := RunnerOptions{Lease: 30 * time.Second, Now: func() time.Time { return e.now }, Sealer: e.sealer}
 	r1, r2 := NewRunner(e.store, e.src, opts), NewRunner(e.store, e.src, opts)
 	r1.cycle(context.Background())
 	if got := e.dest.take(); len(got) != 2 {

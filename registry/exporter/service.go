@@ -18,19 +18,21 @@ import (
 // 40964) or 422 for a field no code covers (contextType, context,
 // subjectRenameFormat); anything else is a store failure.
 type Service struct {
-	store Store
-	now   func() time.Time
+	store  Store
+	now    func() time.Time
+	sealer *Sealer // seals credentials at rest; nil refuses them
 	// max is MaxExporters; tests lower it.
 	max int
 }
 
 // New returns the exporter API over store; now is its clock (nil:
-// time.Now).
-func New(store Store, now func() time.Time) *Service {
+// time.Now); sealer encrypts the credentials of configs before they are
+// stored (nil: a config with a credential is refused, 40951).
+func New(store Store, now func() time.Time, sealer *Sealer) *Service {
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{store: store, now: now, max: MaxExporters}
+	return &Service{store: store, now: now, sealer: sealer, max: MaxExporters}
 }
 
 func notFound(name string) error {
@@ -181,7 +183,11 @@ func validate(e Exporter) error {
 		return invalid(srerr.ErrInvalidExporterConfig, "config has at most %d entries", MaxConfigEntries)
 	}
 	for k, v := range e.Config {
-		if k == "" || len(k) > MaxConfigValue || len(v) > MaxConfigValue {
+		limit := MaxConfigValue
+		if strings.HasPrefix(v, sealedPrefix) {
+			limit = maxSealedValue // a stored credential, sealed
+		}
+		if k == "" || len(k) > MaxConfigValue || len(v) > limit {
 			return invalid(srerr.ErrInvalidExporterConfig, "config keys must have 1 to %d bytes and values at most %d", MaxConfigValue, MaxConfigValue)
 		}
 	}
@@ -314,6 +320,9 @@ func (s *Service) Create(ctx context.Context, req Request) (string, error) {
 	if err := validate(e); err != nil {
 		return "", err
 	}
+	if err := sealUpdate(s.sealer, e.Config, req.Config); err != nil {
+		return "", err
+	}
 	err := s.store.Update(ctx, func(tx Tx, audit Audit) error {
 		all, err := tx.Exporters(ctx)
 		if err != nil {
@@ -373,6 +382,9 @@ func (s *Service) Update(ctx context.Context, name string, req Request) error {
 		if err := validate(e.Exporter); err != nil {
 			return err
 		}
+		if err := sealUpdate(s.sealer, e.Config, req.Config); err != nil {
+			return err
+		}
 		return s.redirected(ctx, tx, before, e)
 	})
 }
@@ -395,6 +407,9 @@ func (s *Service) UpdateConfig(ctx context.Context, name string, cfg map[string]
 		before := e.Exporter
 		e.Config = mergeConfig(e.Config, cfg)
 		if err := validate(e.Exporter); err != nil {
+			return err
+		}
+		if err := sealUpdate(s.sealer, e.Config, cfg); err != nil {
 			return err
 		}
 		return s.redirected(ctx, tx, before, e)

@@ -2,7 +2,9 @@ package serve
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/charter-dev/charter/registry"
@@ -18,8 +20,8 @@ const exporterLease = 30 * time.Second
 // startExporters runs the schema exporters' runner (registry/exporter)
 // until ctx ends; the returned function stops it and waits until it has
 // returned, so that the store can be closed after it.
-func startExporters(ctx context.Context, cfg Config, svc *registry.Service, clusterID string, log *slog.Logger) (stop func()) {
-	opts := exporter.RunnerOptions{ClusterID: clusterID, Logger: log}
+func startExporters(ctx context.Context, cfg Config, svc *registry.Service, sealer *exporter.Sealer, clusterID string, log *slog.Logger) (stop func()) {
+	opts := exporter.RunnerOptions{ClusterID: clusterID, Logger: log, Sealer: sealer}
 	if isPostgres(cfg.DB) {
 		opts.Lease = exporterLease
 	}
@@ -34,4 +36,21 @@ func startExporters(ctx context.Context, cfg Config, svc *registry.Service, clus
 		cancel()
 		<-done
 	}
+}
+
+// exporterSealer reads --secrets-key-file into the Sealer of exporters'
+// credentials; none without the flag.
+func (cfg Config) exporterSealer() (*exporter.Sealer, error) {
+	if cfg.SecretsKeyFile == "" {
+		return nil, nil
+	}
+	secret, err := os.ReadFile(cfg.SecretsKeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--secrets-key-file: %w", err)
+	}
+	sealer, err := exporter.NewSealer(secret)
+	if err != nil {
+		return nil, fmt.Errorf("--secrets-key-file %s: %w", cfg.SecretsKeyFile, err)
+	}
+	return sealer, nil
 }

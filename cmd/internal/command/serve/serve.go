@@ -65,6 +65,9 @@ type Config struct {
 	// (registry.WithRejectEmptySubject, WithReferenceVersionsStrict).
 	RejectEmptySubject      bool
 	ReferenceVersionsStrict bool
+	// SecretsKeyFile holds the secret that seals exporters' credentials
+	// at rest ("": none, and exporter credentials are refused).
+	SecretsKeyFile string
 	// ReadHeaderTimeout, ReadTimeout and IdleTimeout are the HTTP
 	// server's (net/http.Server); zero takes the Default… value.
 	ReadHeaderTimeout time.Duration
@@ -209,6 +212,7 @@ which beats the default.`,
 	f.IntVar(&cfg.MaxSchema, "max-schema-bytes", registry.DefaultMaxSchemaSize, "largest schema text accepted, in bytes (> 0; larger schemas get 42209)")
 	f.BoolVar(&cfg.RejectEmptySubject, "reject-empty-subject", false, "refuse to register under \"*\" or a subject that is only a context prefix such as \":.:\" (42208), as Confluent's schema.reject.empty.subject")
 	f.BoolVar(&cfg.ReferenceVersionsStrict, "reference-versions-strict", false, "refuse a schema whose references, followed transitively, name one reference at two versions (42201), as Confluent's schema.providers.reference.versions.strict")
+	f.StringVar(&cfg.SecretsKeyFile, "secrets-key-file", "", "file of at least 32 secret bytes (e.g. openssl rand -base64 32) that encrypts exporters' destination credentials in the store, the same on every replica; without it an exporter config with a credential is refused")
 	f.IntVar(&cfg.ParsedCacheBytes, "parsed-cache-bytes", registry.DefaultParsedCacheBytes, "estimated byte budget of parsed schemas kept in memory for compatibility checks, least recently used evicted first; -1 keeps none")
 	f.DurationVar(&cfg.ReadHeaderTimeout, "read-header-timeout", DefaultReadHeaderTimeout, "time a client has to send a request's headers")
 	f.DurationVar(&cfg.ReadTimeout, "read-timeout", DefaultReadTimeout, "time a client has to send a whole request, body included")
@@ -311,8 +315,13 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 		ln, scheme = tls.NewListener(ln, tlsCfg), "https"
 	}
 	version, commit := buildinfo.Get()
+	sealer, err := cfg.exporterSealer()
+	if err != nil {
+		return err
+	}
 	svc := registry.NewService(store, formats.Formats(), registry.WithLogger(log), registry.WithMaxSchemaSize(cfg.MaxSchema), registry.WithParsedCacheBytes(cfg.ParsedCacheBytes),
-		registry.WithRejectEmptySubject(cfg.RejectEmptySubject), registry.WithReferenceVersionsStrict(cfg.ReferenceVersionsStrict))
+		registry.WithRejectEmptySubject(cfg.RejectEmptySubject), registry.WithReferenceVersionsStrict(cfg.ReferenceVersionsStrict),
+		registry.WithExporterSealer(sealer))
 	apiOpts := api.Options{
 		Logger:       log,
 		MaxBodyBytes: cfg.MaxBodyBytes,
@@ -323,7 +332,7 @@ func Run(ctx context.Context, cfg Config, log *slog.Logger, ready func(addr stri
 	}
 	cfg.Operations.apiOptions(&apiOpts)
 	handler := api.New(svc, apiOpts)
-	stopExporters := startExporters(ctx, cfg, svc, apiOpts.ClusterID, log)
+	stopExporters := startExporters(ctx, cfg, svc, sealer, apiOpts.ClusterID, log)
 	defer stopExporters()
 	if cfg.UI {
 		ui, err := web.New(svc, web.Options{Auth: authn, Logger: log})
