@@ -90,6 +90,7 @@ func (x exportSource) Subjects(ctx context.Context) ([]exporter.Subject, error) 
 			s := exporter.Subject{Name: vs[i].Subject}
 			for ; i < len(vs) && vs[i].Subject == s.Name; i++ {
 				s.Versions = append(s.Versions, vs[i].Version)
+				s.IDs = append(s.IDs, vs[i].SchemaID)
 			}
 			m, err := tx.Mode(ctx, s.Name)
 			switch {

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +44,7 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 		}
 	}
 	c := &copier{r: r, e: e.Exporter, dst: dst, progress: progress, done: map[versionKey]bool{}, imported: map[string]bool{}}
+	defer func() { r.more = r.more || c.more }()
 	for s, p := range progress {
 		if p.Imported {
 			c.imported[e.DestinationSubject(s, r.opts.ClusterID)] = true
@@ -61,7 +64,7 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	copied := 0
 	for _, subject := range subjects {
 		if copied >= r.opts.MaxPerCycle {
-			r.more = true
+			c.more = true
 			break
 		}
 		p := progress[subject.Name]
@@ -167,33 +170,107 @@ type copier struct {
 	progress map[string]Progress
 	done     map[versionKey]bool
 	imported map[string]bool
+	// more is set when the cycle stopped at MaxPerCycle.
+	more bool
 }
 
 // maxReferenceDepth bounds how deep references are followed.
 const maxReferenceDepth = 32
 
 // versions copies subject's versions after p.Version, at most limit,
-// updating p; it returns how many it copied.
+// updating p; it returns how many it copied. When the source's version
+// p.Version is gone or is no longer the schema copied (the subject was
+// deleted permanently and registered again), every version is copied
+// again: those the destination holds answer their IDs, and a version
+// the destination holds with another schema is refused there, which
+// fails the cycle with a trace that says so.
 func (c *copier) versions(ctx context.Context, subject Subject, p *Progress, limit int) (int, error) {
 	dest := c.e.DestinationSubject(subject.Name, c.r.opts.ClusterID)
+	var rewritten error
+	if p.Version > 0 {
+		if err := c.sameHistory(ctx, subject, *p); err != nil {
+			rewritten = err
+			cfg, mode, _ := p.settings()
+			p.Version = 0
+			p.setSettings(cfg, mode, 0)
+		}
+	}
 	n := 0
-	for _, v := range subject.Versions {
+	for i, v := range subject.Versions {
 		if v <= p.Version {
 			continue
 		}
 		if n >= limit {
-			c.r.more = true
+			c.more = true
 			break
 		}
 		if err := c.version(ctx, subject.Name, v, 0); err != nil {
 			p.Imported = c.imported[dest]
+			if rewritten != nil {
+				err = fmt.Errorf("%w; %w", rewritten, err)
+			}
 			return n, err
 		}
+		var id int64
+		if len(subject.IDs) == len(subject.Versions) {
+			id = subject.IDs[i]
+		}
+		cfg, mode, _ := p.settings()
 		p.Version = v
+		p.setSettings(cfg, mode, id)
 		n++
 	}
 	p.Imported = c.imported[dest]
 	return n, nil
+}
+
+// sameHistory checks that the source's version p.Version of subject is
+// still the schema p says was copied; an error says how it differs.
+// Progress without an ID (stored before IDs were) is taken as is.
+func (c *copier) sameHistory(ctx context.Context, subject Subject, p Progress) error {
+	_, _, copied := p.settings()
+	if copied == 0 {
+		return nil
+	}
+	id, found := int64(0), false
+	if i := slices.Index(subject.Versions, p.Version); i >= 0 && len(subject.IDs) == len(subject.Versions) {
+		id, found = subject.IDs[i], true
+	} else if sv, err := c.r.src.Version(ctx, subject.Name, p.Version); err == nil {
+		id, found = sv.ID, true // soft-deleted
+	}
+	switch {
+	case !found:
+		return fmt.Errorf("version %d of %q (ID %d) was copied but is gone from the source (the subject was deleted permanently): its versions are copied again", p.Version, subject.Name, copied)
+	case id != copied:
+		return fmt.Errorf("version %d of %q is ID %d at the source but ID %d was copied (the subject was deleted permanently and registered again): its versions are copied again", p.Version, subject.Name, id, copied)
+	}
+	return nil
+}
+
+// settings returns the parts of p.Settings: the config digest, the
+// destination mode and the source schema ID of p.Version (0: unknown).
+func (p Progress) settings() (cfg, mode string, id int64) {
+	parts := strings.SplitN(p.Settings, "/", 3)
+	cfg = parts[0]
+	if len(parts) > 1 {
+		mode = parts[1]
+	}
+	if len(parts) > 2 {
+		id, _ = strconv.ParseInt(parts[2], 10, 64)
+	}
+	return cfg, mode, id
+}
+
+// setSettings sets p.Settings from its parts ("" when all are empty).
+func (p *Progress) setSettings(cfg, mode string, id int64) {
+	switch {
+	case id != 0:
+		p.Settings = cfg + "/" + mode + "/" + strconv.FormatInt(id, 10)
+	case cfg == "" && mode == "":
+		p.Settings = ""
+	default:
+		p.Settings = cfg + "/" + mode
+	}
 }
 
 // destinationMode is the mode a destination subject keeps between copies
@@ -217,12 +294,12 @@ func (c *copier) settings(ctx context.Context, subject Subject, p *Progress) err
 		sum := sha256.Sum256(subject.Config)
 		cfg = hex.EncodeToString(sum[:])
 	}
-	oldCfg, oldMode, _ := strings.Cut(p.Settings, "/")
+	oldCfg, oldMode, id := p.settings()
 	if cfg != oldCfg {
 		if err := c.dst.setConfig(ctx, dest, subject.Config); err != nil {
 			return fmt.Errorf("copy config of %q to %q: %w", subject.Name, dest, err)
 		}
-		p.Settings = cfg + "/" + oldMode
+		p.setSettings(cfg, oldMode, id)
 	}
 	want, have := destinationMode(subject.Mode), oldMode
 	if c.imported[dest] {
@@ -234,7 +311,8 @@ func (c *copier) settings(ctx context.Context, subject Subject, p *Progress) err
 		}
 		c.imported[dest] = want == "IMPORT"
 	}
-	p.Settings, p.Imported = cfg+"/"+want, c.imported[dest]
+	p.setSettings(cfg, want, id)
+	p.Imported = c.imported[dest]
 	return nil
 }
 

@@ -119,10 +119,15 @@ func (s Stored) Status() Status {
 }
 
 // Progress is how far an exporter copied one source subject: the last
-// version copied; the settings last copied, "DIGEST/MODE" (DIGEST the
-// SHA-256 of the subject config, "" for none; MODE the destination
-// subject's mode between copies, see destinationMode); and whether the
-// destination subject is in IMPORT mode now.
+// version copied; the settings last copied and the source schema ID of
+// that version, "DIGEST/MODE/ID" (DIGEST the SHA-256 of the subject
+// config, "" for none; MODE the destination subject's mode between
+// copies, see destinationMode; ID the schema ID Version had when it was
+// copied, absent in progress stored before it was recorded); and whether
+// the destination subject is in IMPORT mode now. The ID tells a subject
+// deleted permanently and registered again (its version Version gone or
+// another schema) from one that only grew, so that the new history is
+// copied (see copier.versions).
 type Progress struct {
 	Version  int    `json:"version"`
 	Settings string `json:"settings,omitempty"`
@@ -203,6 +208,7 @@ type Reference struct {
 type Subject struct {
 	Name     string
 	Versions []int
+	IDs      []int64 // the schema ID of each of Versions (nil: unknown)
 	Config   json.RawMessage
 	Mode     string
 }

@@ -239,7 +239,7 @@ func (r *Runner) fail(ctx context.Context, e Stored, err error) {
 	}
 	r.log.Warn("exporter cycle failed", "exporter", e.Name, "error", err.Error(), "retry_in", rt.delay.String(),
 		"unreachable", rt.dest != nil)
-	r.setState(ctx, e.Name, StateError, clip(err.Error()))
+	r.setState(ctx, e.Name, StateError, clipTrace(err.Error()))
 }
 
 // setState stores exporter name's state and trace unless it was paused
@@ -269,4 +269,12 @@ func (r *Runner) destination(e Stored) (*destination, error) {
 		return nil, err
 	}
 	return newDestination(c, r.opts.HTTPClient)
+}
+
+// clipTrace shortens an error for an exporter's trace to 1,000 bytes.
+func clipTrace(s string) string {
+	if len(s) <= 1000 {
+		return s
+	}
+	return s[:1000] + "…"
 }

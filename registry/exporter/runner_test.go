@@ -92,6 +92,16 @@ type fakeSource struct {
 	configs  map[string]json.RawMessage
 	modes    map[string]string
 	gen      uint64
+	// soft holds the soft-deleted versions: not listed, still read.
+	soft map[versionKey]bool
+}
+
+// purge deletes subject permanently.
+func (f *fakeSource) purge(subject string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.versions, subject)
+	f.gen++
 }
 
 func (f *fakeSource) add(v Version) {
@@ -108,9 +118,15 @@ func (f *fakeSource) Subjects(context.Context) ([]Subject, error) {
 	for _, name := range slices.Sorted(maps.Keys(f.versions)) {
 		s := Subject{Name: name, Config: f.configs[name], Mode: f.modes[name]}
 		for _, v := range f.versions[name] {
+			if f.soft[versionKey{name, v.Version}] {
+				continue
+			}
 			s.Versions = append(s.Versions, v.Version)
+			s.IDs = append(s.IDs, v.ID)
 		}
-		out = append(out, s)
+		if len(s.Versions) > 0 {
+			out = append(out, s)
+		}
 	}
 	return out, nil
 }
@@ -141,6 +157,9 @@ type fakeDest struct {
 	auth     []string
 	// onPost, when set, runs on each POST before it is answered.
 	onPost func()
+	// refuse, when set, answers a POST of a version it returns true for
+	// as Confluent does a version that holds another schema.
+	refuse func(subject string, version int, id int64) bool
 }
 
 func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -159,9 +178,15 @@ func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost {
 		var body struct {
-			ID int64 `json:"id"`
+			ID      int64 `json:"id"`
+			Version int   `json:"version"`
 		}
 		_ = json.Unmarshal(b, &body)
+		if d.refuse != nil && d.refuse(strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/subjects/"), "/versions"), body.Version, body.ID) {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprintf(w, `{"error_code":42201,"message":"Version %d already exists with another schema"}`, body.Version)
+			return
+		}
 		fmt.Fprintf(w, `{"id":%d}`, body.ID)
 		return
 	}
@@ -387,7 +412,7 @@ func TestRunnerYieldsToChanges(t *testing.T) {
 		want   map[string]Progress
 		state  State
 	}{
-		{"pause", func(s *Stored) { s.State = StatePaused }, map[string]Progress{"a": {Version: 1, Imported: true}}, StatePaused},
+		{"pause", func(s *Stored) { s.State = StatePaused }, map[string]Progress{"a": {Version: 1, Settings: "//1", Imported: true}}, StatePaused},
 		{"redirect", func(s *Stored) { s.Config = map[string]string{ConfigURL: "http://elsewhere:8081"}; s.Offset = 0 }, map[string]Progress{}, StateStarting},
 		{"reset", func(s *Stored) { s.Offset = 0; s.State = StateStarting }, map[string]Progress{}, StateStarting},
 	} {
@@ -454,7 +479,7 @@ func TestRunnerCopiesModes(t *testing.T) {
 	step("READONLY_OVERRIDE", `PUT /mode/a?force=true {"mode":"READONLY_OVERRIDE"}`)
 	e.src.modes["a"] = "READWRITE"
 	step("READWRITE", `PUT /mode/a?force=true {"mode":"IMPORT"}`)
-	if p, _ := e.store.ExporterProgress(context.Background(), "x"); p["a"] != (Progress{Version: 2, Settings: "/IMPORT", Imported: true}) {
+	if p, _ := e.store.ExporterProgress(context.Background(), "x"); p["a"] != (Progress{Version: 2, Settings: "/IMPORT/2", Imported: true}) {
 		t.Errorf("progress = %+v", p["a"])
 	}
 }
@@ -508,5 +533,59 @@ func TestRunnerProbesUnreachable(t *testing.T) {
 	e.now = e.now.Add(5 * time.Second)
 	if e.r.retryDue(ctx, e.now) || e.r.retries["x"].dest != nil {
 		t.Error("a destination answering 500 is probed instead of backed off")
+	}
+}
+
+// TestRunnerRecopiesReregistered: a subject deleted permanently and
+// registered again (its version numbers reused by other schemas) is
+// copied again; a destination that holds another schema at such a
+// version refuses it and the exporter goes to ERROR with a trace that
+// says why; a soft-deleted latest version is not mistaken for one.
+func TestRunnerRecopiesReregistered(t *testing.T) {
+	e := newRunnerEnv(t)
+	for v := 1; v <= 3; v++ {
+		e.src.add(Version{Subject: "s", Version: v, ID: int64(6 + v), Schema: fmt.Sprintf(`{"type":"fixed","name":"f","size":%d}`, v)})
+	}
+	e.create(t, Exporter{Name: "x", ContextType: ContextCustom, Context: "m", Config: map[string]string{ConfigURL: e.url}})
+	e.r.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 4 {
+		t.Fatalf("first cycle sent %q", got)
+	}
+
+	// Soft-deleting the latest version changes nothing to copy.
+	e.src.mu.Lock()
+	e.src.soft = map[versionKey]bool{{"s", 3}: true}
+	e.src.gen++
+	e.src.mu.Unlock()
+	e.r.cycle(context.Background())
+	if got := e.dest.take(); len(got) != 0 {
+		t.Errorf("a soft delete sent %q", got)
+	}
+
+	// Deleted permanently, registered again: version 1 is ID 10.
+	e.src.mu.Lock()
+	e.src.soft = nil
+	e.src.mu.Unlock()
+	e.src.purge("s")
+	e.src.add(Version{Subject: "s", Version: 1, ID: 10, Schema: `"string"`})
+	e.r.cycle(context.Background())
+	want := []string{`POST /subjects/:.m:s/versions {"id":10,"schema":"\"string\"","version":1}`}
+	if got := e.dest.take(); !slices.Equal(got, want) {
+		t.Errorf("after the new registration sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st := e.status("x"); st.State != StateRunning || st.Offset != 4 {
+		t.Errorf("status = %+v, want RUNNING at offset 4", st)
+	}
+
+	// Again, against a destination that holds version 1 with ID 10 and
+	// refuses another schema there.
+	e.src.purge("s")
+	e.src.add(Version{Subject: "s", Version: 1, ID: 11, Schema: `"int"`})
+	e.dest.refuse = func(subject string, version int, id int64) bool { return version == 1 && id != 10 }
+	e.r.cycle(context.Background())
+	st := e.status("x")
+	if st.State != StateError || !strings.Contains(st.Trace, "is ID 11 at the source but ID 10 was copied") ||
+		!strings.Contains(st.Trace, "42201") {
+		t.Errorf("status = %+v, want ERROR naming the re-registration and the destination's refusal", st)
 	}
 }
