@@ -16,11 +16,15 @@ import (
 // and returns how many versions it copied. Progress is stored after each
 // subject's versions and after its settings, and after a failure up to
 // the last version copied.
-func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
+func (r *Runner) export(ctx context.Context, e Stored, all []Stored) (int, error) {
 	dst, err := r.destination(e)
 	if err != nil {
 		return 0, err
 	}
+	if r.isSelf(ctx, e.Exporter, dst) && e.ContextType == ContextNone {
+		return 0, errSelfNone
+	}
+	excluded := r.excludedContexts(all)
 	var progress map[string]Progress
 	err = r.store.View(ctx, func(tx Tx) error {
 		var err error
@@ -33,18 +37,24 @@ func (r *Runner) export(ctx context.Context, e Stored) (int, error) {
 	if progress == nil {
 		progress = map[string]Progress{}
 	}
-	all, err := r.src.Subjects(ctx)
+	listed, err := r.src.Subjects(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("list source subjects: %w", err)
 	}
 	var subjects []Subject
-	for _, s := range all {
-		if e.Matches(s.Name) && !e.IsOwnCopy(s.Name, r.opts.ClusterID) {
+	for _, s := range listed {
+		if e.Matches(s.Name) && !e.IsOwnCopy(s.Name, r.opts.ClusterID) && !inContexts(s.Name, excluded) {
 			subjects = append(subjects, s)
 		}
 	}
 	c := &copier{r: r, e: e.Exporter, dst: dst, progress: progress, done: map[versionKey]bool{}, imported: map[string]bool{}}
-	defer func() { r.more = r.more || c.more }()
+	defer func() {
+		if c.more {
+			r.mu.Lock()
+			r.more = true
+			r.mu.Unlock()
+		}
+	}()
 	for s, p := range progress {
 		if p.Imported {
 			c.imported[e.DestinationSubject(s, r.opts.ClusterID)] = true
@@ -117,7 +127,9 @@ func (r *Runner) saveProgress(ctx context.Context, e *Stored, subject string, p 
 		case !ok, cur.Offset != e.Offset, redirected(e.Exporter, cur.Exporter):
 			return errStop
 		case r.opts.Lease > 0 && cur.LeaseOwner != r.owner:
+			r.mu.Lock()
 			delete(r.leases, e.Name)
+			r.mu.Unlock()
 			return errStop
 		}
 		now := r.opts.Now()

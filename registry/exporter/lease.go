@@ -26,7 +26,10 @@ func (r *Runner) claim(ctx context.Context, name string) (bool, error) {
 		return true, nil
 	}
 	now := r.opts.Now()
-	if renew, ok := r.leases[name]; ok && now.Before(renew) {
+	r.mu.Lock()
+	renew, ok := r.leases[name]
+	r.mu.Unlock()
+	if ok && now.Before(renew) {
 		return true, nil
 	}
 	held := false
@@ -43,6 +46,8 @@ func (r *Runner) claim(ctx context.Context, name string) (bool, error) {
 		held = true
 		return tx.PutExporter(ctx, e)
 	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err != nil || !held {
 		delete(r.leases, name)
 		return false, err

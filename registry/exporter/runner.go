@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -47,20 +48,32 @@ type RunnerOptions struct {
 }
 
 // Runner copies the running exporters' subjects to their destinations
-// until its context ends (Run).
+// until its context ends (Run). Each running exporter's cycle runs in a
+// goroutine of its own, so that a slow or unreachable destination delays
+// only the exporters that copy to it.
 type Runner struct {
 	store Store
 	src   Source
 	opts  RunnerOptions
 	log   *slog.Logger
 	owner string // this process's lease owner ID
+
+	// mu guards the fields below, which the exporters' goroutines share.
+	mu sync.Mutex
 	// retries holds the backoff of each exporter whose last cycle failed;
-	// leases when each lease this runner holds must be renewed. Both are
-	// used by Run's goroutine only.
+	// leases when each lease this runner holds must be renewed.
 	retries map[string]*retry
 	leases  map[string]time.Time
-	// more is set by a cycle that stopped at MaxPerCycle.
-	more bool
+	// busy holds the exporters whose cycle (or probe) runs now; pending
+	// those a cycle was asked of meanwhile, run again once it ends; more
+	// is set when a cycle left work (MaxPerCycle) or was pending.
+	busy    map[string]bool
+	pending map[string]bool
+	more    bool
+	// self caches, by destination URL, whether it is this registry.
+	self map[string]selfEntry
+	// wg counts the goroutines of cycles and probes.
+	wg sync.WaitGroup
 }
 
 // retry is the backoff of an exporter whose last cycle failed. When the
@@ -108,25 +121,31 @@ func NewRunner(store Store, src Source, opts RunnerOptions) *Runner {
 		opts.Now = time.Now
 	}
 	return &Runner{store: store, src: src, opts: opts, log: opts.Logger.With("component", "exporter"),
-		owner: newOwnerID(), retries: map[string]*retry{}, leases: map[string]time.Time{}}
+		owner: newOwnerID(), retries: map[string]*retry{}, leases: map[string]time.Time{},
+		busy: map[string]bool{}, pending: map[string]bool{}, self: map[string]selfEntry{}}
 }
 
-// Run runs cycles until ctx ends, then returns nil: one whenever the
-// source's generation moves (a registration, a config change, an
-// exporter created or resumed), an exporter's backoff ends, a cycle left
-// work, or Resync passed.
+// Run runs cycles until ctx ends, then waits for the cycles running and
+// returns nil: one whenever the source's generation moves (a
+// registration, a config change, an exporter created or resumed), an
+// exporter's backoff ends, a cycle left work, or Resync passed. An
+// exporter whose previous cycle still runs is run again once it ends.
 func (r *Runner) Run(ctx context.Context) error {
 	tick := time.NewTicker(r.opts.Poll)
 	defer tick.Stop()
+	defer r.wg.Wait()
 	var lastGen uint64
 	var last time.Time
 	first := true
 	for {
 		gen, _ := r.src.Generation(ctx)
 		now := r.opts.Now()
-		if first || gen != lastGen || r.more || r.retryDue(ctx, now) || now.Sub(last) >= r.opts.Resync {
+		r.mu.Lock()
+		more := r.more
+		r.mu.Unlock()
+		if first || gen != lastGen || more || r.retryDue(ctx, now) || now.Sub(last) >= r.opts.Resync {
 			first, lastGen, last = false, gen, now
-			r.cycle(ctx)
+			r.start(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -136,16 +155,29 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-// retryDue reports whether an exporter's backoff has ended, or its
-// unreachable destination answers a probe again (which ends it).
+// retryDue reports whether an exporter's backoff has ended. An exporter
+// whose destination is unreachable is probed meanwhile, in a goroutine
+// of its own: when it answers, its backoff ends.
 func (r *Runner) retryDue(ctx context.Context, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	due := false
-	for _, rt := range r.retries {
-		if rt.dest != nil && now.Before(rt.next) && now.Sub(rt.probed) >= probeInterval {
+	for name, rt := range r.retries {
+		if rt.dest != nil && now.Before(rt.next) && now.Sub(rt.probed) >= probeInterval && !r.busy[name] {
 			rt.probed = now
-			if rt.dest.reachable(ctx) {
-				rt.next, rt.dest = now, nil
-			}
+			r.busy[name] = true
+			r.wg.Add(1)
+			go func(rt *retry, d *destination) {
+				defer r.wg.Done()
+				ok := d.reachable(ctx)
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				delete(r.busy, name)
+				if ok && r.retries[name] == rt {
+					rt.next, rt.dest = r.opts.Now(), nil
+					r.more = true // run it at the next tick
+				}
+			}(rt, rt.dest)
 		}
 		if !now.Before(rt.next) {
 			due = true
@@ -155,9 +187,19 @@ func (r *Runner) retryDue(ctx context.Context, now time.Time) bool {
 }
 
 // cycle runs one cycle of every exporter that is not paused and not
-// waiting out a backoff.
+// waiting out a backoff, and waits for them.
 func (r *Runner) cycle(ctx context.Context) {
+	r.start(ctx).Wait()
+}
+
+// start starts one cycle of every exporter that is not paused, not
+// waiting out a backoff and not running already (that one is marked
+// pending), each in a goroutine; the WaitGroup waits for them.
+func (r *Runner) start(ctx context.Context) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	r.mu.Lock()
 	r.more = false
+	r.mu.Unlock()
 	var all []Stored
 	err := r.store.View(ctx, func(tx Tx) error {
 		var err error
@@ -168,13 +210,19 @@ func (r *Runner) cycle(ctx context.Context) {
 		if ctx.Err() == nil {
 			r.log.Warn("read exporters", "error", err.Error())
 		}
-		return
+		return &wg
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	live := map[string]bool{}
 	for _, e := range all {
 		live[e.Name] = true
 		if e.State == StatePaused {
 			delete(r.retries, e.Name)
+			continue
+		}
+		if r.busy[e.Name] {
+			r.pending[e.Name] = true
 			continue
 		}
 		if e.State == StateStarting {
@@ -184,26 +232,42 @@ func (r *Runner) cycle(ctx context.Context) {
 			continue
 		}
 		if ctx.Err() != nil {
-			return
+			return &wg
 		}
-		r.runOne(ctx, e)
+		r.busy[e.Name] = true
+		wg.Add(1)
+		r.wg.Add(1)
+		go func(e Stored) {
+			defer r.wg.Done()
+			defer wg.Done()
+			r.runOne(ctx, e, all)
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			delete(r.busy, e.Name)
+			if r.pending[e.Name] {
+				delete(r.pending, e.Name)
+				r.more = true
+			}
+		}(e)
 	}
 	for name := range r.retries {
 		if !live[name] {
 			delete(r.retries, name)
 		}
 	}
+	return &wg
 }
 
-// runOne runs one cycle of exporter e and records its outcome.
-func (r *Runner) runOne(ctx context.Context, e Stored) {
+// runOne runs one cycle of exporter e (all are the registry's exporters,
+// e among them) and records its outcome.
+func (r *Runner) runOne(ctx context.Context, e Stored, all []Stored) {
 	if ok, err := r.claim(ctx, e.Name); err != nil || !ok {
 		if err != nil && ctx.Err() == nil {
 			r.log.Warn("exporter lease", "exporter", e.Name, "error", err.Error())
 		}
 		return
 	}
-	copied, err := r.export(ctx, e)
+	copied, err := r.export(ctx, e, all)
 	if ctx.Err() != nil || errors.Is(err, errStop) {
 		return // shutting down, or the exporter changed under the cycle
 	}
@@ -211,7 +275,9 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 		r.fail(ctx, e, err)
 		return
 	}
+	r.mu.Lock()
 	delete(r.retries, e.Name)
+	r.mu.Unlock()
 	if copied > 0 {
 		r.log.Info("exporter copied versions", "exporter", e.Name, "versions", copied)
 	}
@@ -223,6 +289,7 @@ func (r *Runner) runOne(ctx context.Context, e Stored) {
 // fail records err as exporter e's trace, in state ERROR, and backs
 // off; an unreachable destination is probed meanwhile (see retry).
 func (r *Runner) fail(ctx context.Context, e Stored, err error) {
+	r.mu.Lock()
 	rt := r.retries[e.Name]
 	if rt == nil {
 		rt = &retry{delay: r.opts.MinBackoff}
@@ -237,8 +304,10 @@ func (r *Runner) fail(ctx context.Context, e Stored, err error) {
 	if !errors.As(err, &answered) && errors.As(err, &transport) {
 		rt.dest, _ = r.destination(e)
 	}
-	r.log.Warn("exporter cycle failed", "exporter", e.Name, "error", err.Error(), "retry_in", rt.delay.String(),
-		"unreachable", rt.dest != nil)
+	delay, unreachable := rt.delay, rt.dest != nil
+	r.mu.Unlock()
+	r.log.Warn("exporter cycle failed", "exporter", e.Name, "error", err.Error(), "retry_in", delay.String(),
+		"unreachable", unreachable)
 	r.setState(ctx, e.Name, StateError, clipTrace(err.Error()))
 }
 

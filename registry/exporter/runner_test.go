@@ -160,6 +160,10 @@ type fakeDest struct {
 	// refuse, when set, answers a POST of a version it returns true for
 	// as Confluent does a version that holds another schema.
 	refuse func(subject string, version int, id int64) bool
+	// exporters are the exporters the destination answers (GET
+	// /exporters/{name}); probes counts those requests.
+	exporters map[string]Exporter
+	probes    int
 }
 
 func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -170,6 +174,17 @@ func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if d.fail {
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write([]byte(`{"error_code":50001,"message":"store down"}`))
+		return
+	}
+	if name, ok := strings.CutPrefix(r.URL.Path, "/exporters/"); ok && r.Method == http.MethodGet {
+		// The runner's self probe: answered, not recorded.
+		d.probes++
+		if ex, ok := d.exporters[name]; ok {
+			_ = json.NewEncoder(w).Encode(ex.Redacted())
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error_code":40450,"message":"Exporter not found"}`))
 		return
 	}
 	d.requests = append(d.requests, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(b)))
@@ -499,12 +514,18 @@ func TestRunnerProbesUnreachable(t *testing.T) {
 	e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
 	e.create(t, Exporter{Name: "x", ContextType: ContextNone, Config: map[string]string{ConfigURL: "http://" + addr}})
 	ctx := context.Background()
+	// due probes as retryDue does, waits for the probe, and asks again.
+	due := func(now time.Time) bool {
+		e.r.retryDue(ctx, now)
+		e.r.wg.Wait()
+		return e.r.retryDue(ctx, now)
+	}
 	e.r.cycle(ctx)
 	if st := e.status("x"); st.State != StateError || !strings.Contains(st.Trace, "connection refused") {
 		t.Fatalf("status = %+v, want ERROR, connection refused", st)
 	}
 	e.now = e.now.Add(1100 * time.Millisecond)
-	if e.r.retryDue(ctx, e.now) {
+	if due(e.now) {
 		t.Fatal("retry due while the destination still refuses connections")
 	}
 	l, err = net.Listen("tcp", addr)
@@ -515,11 +536,11 @@ func TestRunnerProbesUnreachable(t *testing.T) {
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	e.now = e.now.Add(500 * time.Millisecond)
-	if e.r.retryDue(ctx, e.now) {
+	if due(e.now) {
 		t.Fatal("probed again within a second")
 	}
 	e.now = e.now.Add(600 * time.Millisecond)
-	if !e.r.retryDue(ctx, e.now) {
+	if !due(e.now) {
 		t.Fatal("retry not due once the destination answers a probe")
 	}
 	e.r.cycle(ctx)
@@ -531,7 +552,7 @@ func TestRunnerProbesUnreachable(t *testing.T) {
 	e.src.add(Version{Subject: "a", Version: 2, ID: 2, Schema: `"int"`})
 	e.r.cycle(ctx)
 	e.now = e.now.Add(5 * time.Second)
-	if e.r.retryDue(ctx, e.now) || e.r.retries["x"].dest != nil {
+	if due(e.now) || e.r.retries["x"].dest != nil {
 		t.Error("a destination answering 500 is probed instead of backed off")
 	}
 }
@@ -587,5 +608,143 @@ func TestRunnerRecopiesReregistered(t *testing.T) {
 	if st.State != StateError || !strings.Contains(st.Trace, "is ID 11 at the source but ID 10 was copied") ||
 		!strings.Contains(st.Trace, "42201") {
 		t.Errorf("status = %+v, want ERROR naming the re-registration and the destination's refusal", st)
+	}
+}
+
+// selfDest is a destination that is the runner's own registry: what it
+// is sent lands in the source, and it answers the exporters of the
+// store.
+type selfDest struct{ e *runnerEnv }
+
+func (d selfDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	path := r.URL.Path
+	switch {
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/exporters/"):
+		s, ok, _ := d.e.store.Exporter(r.Context(), strings.TrimPrefix(path, "/exporters/"))
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40450,"message":"not found"}`))
+			return
+		}
+		_ = json.NewEncoder(w).Encode(s.Exporter.Redacted())
+	case r.Method == http.MethodPut && strings.HasPrefix(path, "/mode/"):
+		var body struct{ Mode string }
+		_ = json.Unmarshal(b, &body)
+		d.e.src.mu.Lock()
+		d.e.src.modes[strings.TrimPrefix(path, "/mode/")] = body.Mode
+		d.e.src.mu.Unlock()
+		_, _ = w.Write(b)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/versions"):
+		var body struct {
+			Schema  string
+			ID      int64
+			Version int
+		}
+		_ = json.Unmarshal(b, &body)
+		subject := strings.TrimSuffix(strings.TrimPrefix(path, "/subjects/"), "/versions")
+		if _, err := d.e.src.Version(r.Context(), subject, body.Version); err != nil {
+			d.e.src.add(Version{Subject: subject, Version: body.Version, ID: body.ID, Schema: body.Schema})
+		}
+		fmt.Fprintf(w, `{"id":%d}`, body.ID)
+	default:
+		_, _ = w.Write([]byte(`{}`))
+	}
+}
+
+// TestRunnerSelfExport: exporters whose destination is their own
+// registry stay bounded: contextType NONE (renamed or not) fails before
+// writing anything (no copies, no source subject put in IMPORT mode);
+// two exporters of every context (":*:"), one CUSTOM and one AUTO, copy
+// the registry's subjects once each and never each other's copies.
+func TestRunnerSelfExport(t *testing.T) {
+	for _, rename := range []string{"dc_${subject}", "${subject}"} {
+		t.Run("NONE "+rename, func(t *testing.T) {
+			e := newRunnerEnv(t)
+			srv := httptest.NewServer(selfDest{e})
+			t.Cleanup(srv.Close)
+			e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+			e.create(t, Exporter{Name: "x", ContextType: ContextNone, Subjects: []string{"*"}, SubjectRenameFormat: rename,
+				Config: map[string]string{ConfigURL: srv.URL}})
+			for range 5 {
+				e.now = e.now.Add(time.Minute)
+				e.r.cycle(context.Background())
+			}
+			subjects, _ := e.src.Subjects(context.Background())
+			if len(subjects) != 1 || subjects[0].Mode != "" {
+				t.Errorf("source subjects %+v, want a alone, in no mode", subjects)
+			}
+			if st := e.status("x"); st.State != StateError || !strings.Contains(st.Trace, "is this registry itself") {
+				t.Errorf("status = %+v, want ERROR naming the self export", st)
+			}
+		})
+	}
+	t.Run("CUSTOM and AUTO of every context", func(t *testing.T) {
+		e := newRunnerEnv(t)
+		srv := httptest.NewServer(selfDest{e})
+		t.Cleanup(srv.Close)
+		e.src.add(Version{Subject: "a", Version: 1, ID: 1, Schema: `"string"`})
+		e.src.add(Version{Subject: ":.prod:b", Version: 1, ID: 1, Schema: `"int"`})
+		e.create(t, Exporter{Name: "bk", ContextType: ContextCustom, Context: "bk", Subjects: []string{":*:"},
+			Config: map[string]string{ConfigURL: srv.URL}})
+		e.create(t, Exporter{Name: "auto", ContextType: ContextAuto, Subjects: []string{":*:"},
+			Config: map[string]string{ConfigURL: srv.URL}})
+		for range 10 {
+			e.now = e.now.Add(time.Minute) // past selfTTL: asked again
+			e.r.cycle(context.Background())
+		}
+		subjects, _ := e.src.Subjects(context.Background())
+		var names []string
+		for _, s := range subjects {
+			names = append(names, s.Name)
+		}
+		want := []string{":.bk.prod:b", ":.bk:a", ":.prod:b", ":.src.prod:b", ":.src:a", "a"}
+		if !slices.Equal(names, want) {
+			t.Errorf("source subjects %q, want %q", names, want)
+		}
+		for _, name := range []string{"bk", "auto"} {
+			if st := e.status(name); st.State != StateRunning {
+				t.Errorf("%s: status = %+v, want RUNNING", name, st)
+			}
+		}
+	})
+}
+
+// TestRunnerIsolatesExporters: an exporter whose destination answers
+// nothing for seconds does not delay another's copies.
+func TestRunnerIsolatesExporters(t *testing.T) {
+	e := newRunnerEnv(t)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) })
+	got := make(chan time.Time, 16)
+	e.dest.onPost = func() { got <- time.Now() }
+	e.create(t, Exporter{Name: "a-slow", ContextType: ContextNone, Config: map[string]string{ConfigURL: slow.URL}})
+	e.create(t, Exporter{Name: "b-fast", ContextType: ContextNone, Config: map[string]string{ConfigURL: e.url}})
+	r := NewRunner(e.store, e.src, RunnerOptions{ClusterID: "src", Poll: 10 * time.Millisecond, Sealer: e.sealer})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	time.Sleep(50 * time.Millisecond) // the slow exporter's cycle is under way
+	for v := 1; v <= 3; v++ {
+		start := time.Now()
+		e.src.add(Version{Subject: "s", Version: v, ID: int64(v), Schema: fmt.Sprintf(`{"type":"fixed","name":"f","size":%d}`, v)})
+		select {
+		case at := <-got:
+			if d := at.Sub(start); d > 500*time.Millisecond {
+				t.Errorf("version %d copied after %s", v, d)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("version %d not copied within 2s while the other destination hangs", v)
+		}
 	}
 }
