@@ -48,6 +48,10 @@ type Config struct {
 	Version int `yaml:"version"`
 	// Registry is the registry URL `charter check` compares with by default.
 	Registry string `yaml:"registry"`
+	// Context is the schema context of the registry that `charter check`
+	// and the registry commands work in (".staging"), when neither
+	// --context nor $CHARTER_CONTEXT names one; "" for none.
+	Context string `yaml:"context"`
 	// Defaults apply to every mapping that does not set its own values.
 	Defaults Defaults `yaml:"defaults"`
 	// Schemas map files to subjects; a file belongs to the first mapping

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // Normalize makes a lookup or RegisterVersion compare and store the
@@ -70,11 +71,14 @@ func (c *Client) registeredVersion(ctx context.Context, subject string, id int64
 	}
 	// The version is the subject's newest one holding the ID; an alias
 	// registers under the one subject the ID's versions name.
+	// Under a context (a base URL ending in /contexts/.ctx) the registry
+	// names the versions' subjects qualified, ":.ctx:subject".
 	best := SubjectVersion{}
 	subjects := map[string]bool{}
+	qualified := c.qualified(subject)
 	for _, u := range uses {
 		subjects[u.Subject] = true
-		if u.Subject == subject && u.Version > best.Version {
+		if (u.Subject == subject || u.Subject == qualified) && u.Version > best.Version {
 			best = u
 		}
 	}
@@ -89,6 +93,20 @@ func (c *Client) registeredVersion(ctx context.Context, subject string, id int64
 		return SubjectSchema{}, fmt.Errorf("register schema under subject %q: schema %d is registered, but no version of the subject holds it", subject, id)
 	}
 	return c.Version(ctx, best.Subject, best.Version)
+}
+
+// qualified returns subject as the registry names it in the context of
+// the client's base URL (".../contexts/.ctx": ":.ctx:subject"); subject
+// itself outside a context, in the default one, or qualified already.
+func (c *Client) qualified(subject string) string {
+	_, name, ok := strings.Cut(c.base.Path, "/contexts/")
+	if !ok || name == "" || name == "." || strings.Contains(name, "/") || strings.HasPrefix(subject, ":") {
+		return subject
+	}
+	if !strings.HasPrefix(name, ".") {
+		name = "." + name
+	}
+	return ":" + name + ":" + subject
 }
 
 // VersionState is one version number of a subject and whether it is

@@ -21,6 +21,44 @@ type Deps struct {
 	HTTPClient *http.Client
 }
 
+// auditPage is how many entries read asks for at a time under --context
+// (the registry's default and cap of one answer).
+const auditPage = 1000
+
+// read returns the entries of q. The registry's log is the whole
+// registry's; under --context ($CHARTER_CONTEXT) q.Subject is qualified
+// with the context and only the context's entries are kept, reading on
+// (--after the last one seen) until q.Limit of them (default: one page)
+// or the end of the log.
+func read(cmd *cobra.Command, cl *client.Client, q client.AuditQuery) ([]client.AuditEntry, error) {
+	in, qualify, ok := global.ContextFilter(cmd)
+	if !ok {
+		return cl.Audit(cmd.Context(), q)
+	}
+	q.Subject = qualify(q.Subject)
+	want := q.Limit
+	if want <= 0 {
+		want = auditPage
+	}
+	q.Limit = auditPage
+	out := []client.AuditEntry{}
+	for {
+		es, err := cl.Audit(cmd.Context(), q)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			if in(e.Subject) && len(out) < want {
+				out = append(out, e)
+			}
+		}
+		if len(es) < auditPage || len(out) >= want {
+			return out, nil
+		}
+		q.After = es[len(es)-1].ID
+	}
+}
+
 // NewCommand returns the audit command.
 func NewCommand(name string, deps Deps) *cobra.Command {
 	c := global.NewConn(deps.HTTPClient)
@@ -34,7 +72,9 @@ func NewCommand(name string, deps Deps) *cobra.Command {
 		Long: `Print the registry's audit log, oldest first: every change of ownership, config,
 mode, policy, deprecation, extension, tags and dismissals, and every registration
 and delete, with when, who (X-Charter-Actor, the basic-auth user, or anonymous) and
-what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages.`,
+what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages.
+Under --context, only that context's entries (its subjects and its own level),
+and --subject names a subject of it.`,
 		Example: `  charter audit --subject shipments-value
   charter audit --action deprecation. --since 2026-01-01 -o json`,
 		Args: cobra.NoArgs,
@@ -58,7 +98,7 @@ what. --since and --until take YYYY-MM-DD (UTC) or RFC 3339 times; --after pages
 				}
 				*f.dst = t
 			}
-			es, err := cl.Audit(cmd.Context(), q)
+			es, err := read(cmd, cl, q)
 			if err != nil {
 				return fmt.Errorf("read the audit log: %w", err)
 			}

@@ -71,7 +71,9 @@ that change format or disappear). Every finding is reported, not just the first.
 The baseline is --against git:REF (a commit of this repository; no registry
 needed), --against dir:PATH (another checkout), or the registry: --against
 registry, or no --against when a registry URL is set (--registry,
-` + EnvRegistryURL + ` or charter.yaml's registry).
+` + EnvRegistryURL + ` or charter.yaml's registry), in the schema context of
+--context (` + global.EnvContext + ` or charter.yaml's context:): the subjects, levels
+and governance state of that context, as registering there would judge.
 
 What is judged is what registering each schema would be judged by (one
 engine, package action/gate): compatibility, consumer contracts, PII,
@@ -324,9 +326,16 @@ func baselineFor(cmd *cobra.Command, p *project.Project, o options) (project.Bas
 	if url == "" {
 		return nil, fmt.Errorf("%w: pass --against git:REF or dir:PATH, or set a registry (--registry, %s or registry: in %s)", ErrNoBaseline, EnvRegistryURL, p.ConfigPath)
 	}
-	c, err := global.Connect(cmd, global.Target{URL: url})
+	// Connect puts the client under --context ($CHARTER_CONTEXT, else
+	// charter.yaml's context:), so the subjects, levels and governance
+	// state judged are that context's, as registering there would judge
+	// them; reports name it.
+	c, err := global.Connect(cmd, global.Target{URL: url, Context: p.Config.Context, ContextFrom: "context: in " + p.ConfigPath})
 	if err != nil {
 		return nil, fmt.Errorf("registry %q: %w", url, err)
+	}
+	if u := c.URL(); strings.Contains(u, "/contexts/") && !strings.Contains(url, "/contexts/") {
+		url = u
 	}
 	return project.RegistryBaseline(c, url), nil
 }

@@ -4,6 +4,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,14 +13,19 @@ import (
 	"github.com/charter-dev/charter/cmd/internal/render"
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
-// scope names a config's scope in output: "global" or the subject.
-func scope(args []string) string {
-	if len(args) == 0 {
-		return "global"
+// scope names a config's scope in output: "global", the context of
+// --context (".ctx": its own level) or the subject.
+func scope(cmd *cobra.Command, args []string) string {
+	if len(args) > 0 {
+		return args[0]
 	}
-	return args[0]
+	if name, ok := global.ContextScope(cmd); ok {
+		return name
+	}
+	return "global"
 }
 
 func subject(args []string) string {
@@ -74,15 +80,42 @@ sets itself (an error when it sets nothing). Without SUBJECT, the global config.
 			if err != nil {
 				return err
 			}
+			if name, ok := global.ContextScope(cmd); ok && len(args) == 0 {
+				return contextConfig(cmd, c, out, name, own)
+			}
 			cfg, err := c.Config(cmd.Context(), subject(args), !own)
 			if err != nil {
 				return err
 			}
-			return render.Config(cmd.OutOrStdout(), out, scope(args), cfg)
+			return render.Config(cmd.OutOrStdout(), out, scope(cmd, args), cfg)
 		},
 	}
 	cmd.Flags().BoolVar(&own, "own", false, "only the subject's own config, not the global fields it inherits")
 	return cmd
+}
+
+// contextConfig prints the config of context name (--context without
+// SUBJECT): the context's own level (GET /contexts/.ctx/config), else
+// what applies in it, as the registry resolves a subject of it that sets
+// none (the context's level over the global one: GET
+// /config/:.ctx:?defaultToGlobal=true), scoped "global" with a notice on
+// stderr saying the context sets none. With own, a context without a
+// level of its own is an error naming it.
+func contextConfig(cmd *cobra.Command, c *client.Client, out render.Format, name string, own bool) error {
+	cfg, err := c.Config(cmd.Context(), "", false)
+	switch {
+	case err == nil:
+		return render.Config(cmd.OutOrStdout(), out, name, cfg)
+	case !errors.Is(err, srerr.ErrSubjectConfigNotFound):
+		return err
+	case own:
+		return fmt.Errorf("context %s has no config of its own (--own); without --own, the global config applies in it", name)
+	}
+	if cfg, err = c.Config(cmd.Context(), ":"+name+":", true); err != nil {
+		return fmt.Errorf("get config of context %s: %w", name, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "charter: context %s has no config of its own: the global config applies in it\n", name)
+	return render.Config(cmd.OutOrStdout(), out, "global", cfg)
 }
 
 type setFlags struct {
@@ -128,7 +161,7 @@ sets are read from files holding one JSON object.`,
 			if err != nil {
 				return err
 			}
-			return render.Config(cmd.OutOrStdout(), out, scope(args), cfg)
+			return render.Config(cmd.OutOrStdout(), out, scope(cmd, args), cfg)
 		},
 	}
 	fl := cmd.Flags()
@@ -226,7 +259,7 @@ func newDelete(name string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return render.Config(cmd.OutOrStdout(), out, scope(args), cfg)
+			return render.Config(cmd.OutOrStdout(), out, scope(cmd, args), cfg)
 		},
 	}
 	global.AddActorFlag(cmd)

@@ -41,7 +41,8 @@ read by the registry in one transaction (GET /admin/export; admins only):
     pact) and the lineage history (producers, declared consumers);
   - the audit log, with its IDs.
 
-Lists are sorted, so two dumps of equal registries are equal bytes.
+Lists are sorted, so two dumps of equal registries are equal bytes. The dump
+is every context's: --context does not narrow it (a notice on stderr says so).
 charter import restores the dump into an empty registry exactly; charter
 migrate copies one database into another without a server.
 
@@ -63,6 +64,9 @@ end when the download took a second or more (--no-progress: neither).`,
 			if err != nil {
 				return err
 			}
+			// A dump is the whole registry's: --context does not narrow
+			// it (the request goes under the context all the same).
+			global.NoticeWholeRegistry(cmd, "dumps the whole registry")
 			var bar *progress.Bar
 			t := global.Target{}
 			if !noProgress {

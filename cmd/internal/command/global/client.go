@@ -23,8 +23,14 @@ import (
 // Target is the registry a command talks to, for Connect. The zero value
 // is the registry of the global flags (RegistryURL), acting as Actor.
 type Target struct {
-	// URL is the registry; "" is RegistryURL(cmd).
+	// URL is the registry; "" is RegistryURL(cmd). Either is reached
+	// under the schema context of --context (see Connect).
 	URL string
+	// Context is the schema context after --context and
+	// $CHARTER_CONTEXT: that of the charter.yaml the command works with
+	// (ContextFrom names it, "context: in PATH"); "" is that of the
+	// charter.yaml found from the working directory.
+	Context, ContextFrom string
 	// Actor is sent in X-Charter-Actor; "" is Actor(cmd).
 	Actor string
 	// HTTPClient replaces the default client (Timeout, and the CA file
@@ -42,17 +48,20 @@ type Target struct {
 // $CHARTER_USER) with $CHARTER_PASSWORD, the CA file (--ca-file,
 // $CHARTER_CA_FILE) trusted besides the system's, the request timeout
 // (--timeout, $CHARTER_TIMEOUT; see RequestTimeout), Charter's
-// User-Agent and who acts. The registry of the global flags is reached
-// under the schema context of --context ($CHARTER_CONTEXT): its URL
-// gets /contexts/{ctx} appended (see Context). Under a context from
-// WithTrail it records the registry and the credentials, for Explain.
+// User-Agent and who acts. The registry, t.URL's as the global flags',
+// is reached under the schema context of --context ($CHARTER_CONTEXT):
+// its URL gets /contexts/{ctx} appended (see Context), so that no command
+// (check's --against registry:URL, charter.yaml's registry) talks to
+// another context than the one named. Under a context from WithTrail it
+// records the registry and the credentials, for Explain.
 func Connect(cmd *cobra.Command, t Target) (*client.Client, error) {
 	url := t.URL
 	if url == "" {
-		var err error
-		if url, err = contextURL(cmd, RegistryURL(cmd)); err != nil {
-			return nil, err
-		}
+		url = RegistryURL(cmd)
+	}
+	url, err := contextURL(cmd, url, t)
+	if err != nil {
+		return nil, err
 	}
 	opts, d, err := clientOptions(cmd, t)
 	if err != nil {

@@ -15,8 +15,9 @@ import (
 
 // TestContextFlag: --context (else $CHARTER_CONTEXT) puts the client's
 // requests under /contexts/{ctx}/, as a Confluent client whose base URL
-// is http://host/contexts/.ctx; the default context adds nothing; a bad
-// name is refused before any request.
+// is http://host/contexts/.ctx; none named adds nothing (the plain
+// routes: every context), "." is /contexts/./ (the default context
+// alone); a bad name is refused before any request.
 func TestContextFlag(t *testing.T) {
 	var (
 		mu   sync.Mutex
@@ -40,7 +41,14 @@ func TestContextFlag(t *testing.T) {
 		{[]string{"--context", ".staging"}, "", "/contexts/.staging/subjects?", ""},
 		{[]string{"--context", "staging"}, "", "/contexts/.staging/subjects?", ""},
 		{[]string{"--context", ":.staging:"}, "", "/contexts/.staging/subjects?", ""},
-		{[]string{"--context", "."}, "", "/subjects?", ""},
+		{[]string{"--context", "."}, "", "/contexts/./subjects?", ""},
+		{[]string{"--context", ":.:"}, "", "/contexts/./subjects?", ""},
+		{nil, ".", "/contexts/./subjects?", ""},
+		{[]string{"--context", ":"}, "", "", `invalid --context ":"`},
+		{[]string{"--context", "::"}, "", "", `invalid --context "::"`},
+		{[]string{"--context", ":*:"}, "", "", `invalid --context ":*:"`},
+		{[]string{"--context", "a:b"}, "", "", `invalid --context "a:b"`},
+		{[]string{"--context", ":.a"}, "", "", `invalid --context ":.a"`},
 		{nil, ".fromenv", "/contexts/.fromenv/subjects?", ""},
 		{[]string{"--context", ".flag"}, ".fromenv", "/contexts/.flag/subjects?", ""},
 		{[]string{"--context", ".bad name"}, "", "", `invalid --context ".bad name"`},

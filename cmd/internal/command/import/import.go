@@ -90,6 +90,9 @@ all: the time after the bar is full is the registry's.`,
 				}
 				return fmt.Errorf("import %s: %w", args[0], err)
 			}
+			// A dump is the whole registry's: --context does not narrow
+			// it (the request goes under the context all the same).
+			global.NoticeWholeRegistry(cmd, "restores the dump as it is")
 			var bar *progress.Bar
 			t := global.Target{}
 			if !noProgress {

@@ -3,6 +3,8 @@
 package mode
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -10,16 +12,23 @@ import (
 
 	"github.com/charter-dev/charter/cmd/internal/command/global"
 	"github.com/charter-dev/charter/cmd/internal/render"
+	"github.com/charter-dev/charter/registry/client"
+	"github.com/charter-dev/charter/registry/srerr"
 )
 
 // Modes are the modes `charter mode set` takes (in any letter case).
 var Modes = []string{"READWRITE", "READONLY", "READONLY_OVERRIDE", "IMPORT"}
 
-func scope(subject string) string {
-	if subject == "" {
-		return "global"
+// scope names a mode's scope in output: "global", the context of
+// --context (".ctx": its own mode) or the subject.
+func scope(cmd *cobra.Command, subject string) string {
+	if subject != "" {
+		return subject
 	}
-	return subject
+	if name, ok := global.ContextScope(cmd); ok {
+		return name
+	}
+	return "global"
 }
 
 // NewCommand returns the mode command with its get, set and delete
@@ -68,15 +77,41 @@ SUBJECT, the global mode.`,
 			if len(args) == 1 {
 				subject = args[0]
 			}
+			if name, ok := global.ContextScope(cmd); ok && subject == "" {
+				return contextMode(cmd, c, out, name, own)
+			}
 			m, err := c.Mode(cmd.Context(), subject, !own)
 			if err != nil {
 				return err
 			}
-			return render.Mode(cmd.OutOrStdout(), out, scope(subject), m)
+			return render.Mode(cmd.OutOrStdout(), out, scope(cmd, subject), m)
 		},
 	}
 	cmd.Flags().BoolVar(&own, "own", false, "only the subject's own mode, not the global one it inherits")
 	return cmd
+}
+
+// contextMode prints the mode of context name (--context without
+// SUBJECT): the context's own (GET /contexts/.ctx/mode), else the one
+// that applies in it, as the registry resolves a subject of it that has
+// none (GET /mode/:.ctx:?defaultToGlobal=true), scoped "global" with a
+// notice on stderr. With own, a context without a mode of its own is an
+// error naming it.
+func contextMode(cmd *cobra.Command, c *client.Client, out render.Format, name string, own bool) error {
+	m, err := c.Mode(cmd.Context(), "", false)
+	switch {
+	case err == nil:
+		return render.Mode(cmd.OutOrStdout(), out, name, m)
+	case !errors.Is(err, srerr.ErrSubjectModeNotFound):
+		return err
+	case own:
+		return fmt.Errorf("context %s has no mode of its own (--own); without --own, the global mode applies in it", name)
+	}
+	if m, err = c.Mode(cmd.Context(), ":"+name+":", true); err != nil {
+		return fmt.Errorf("get mode of context %s: %w", name, err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "charter: context %s has no mode of its own: the global mode applies in it\n", name)
+	return render.Mode(cmd.OutOrStdout(), out, "global", m)
 }
 
 func newSet(name string) *cobra.Command {
@@ -120,7 +155,7 @@ any letter case. Entering IMPORT while the scope holds schemas needs --force.`,
 			if err != nil {
 				return err
 			}
-			return render.Mode(cmd.OutOrStdout(), out, scope(subject), m)
+			return render.Mode(cmd.OutOrStdout(), out, scope(cmd, subject), m)
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "enter IMPORT even though the scope holds schemas")
@@ -155,7 +190,7 @@ the mode removed.`,
 			if err != nil {
 				return err
 			}
-			return render.Mode(cmd.OutOrStdout(), out, scope(subject), m)
+			return render.Mode(cmd.OutOrStdout(), out, scope(cmd, subject), m)
 		},
 	}
 	global.AddActorFlag(cmd)
