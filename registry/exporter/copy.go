@@ -207,10 +207,29 @@ func (c *copier) versions(ctx context.Context, subject Subject, p *Progress, lim
 			p.setSettings(cfg, mode, 0)
 		}
 	}
+	// A subject copied from scratch (its first copy, after a reset or a
+	// new history) may meet versions the destination holds already: one
+	// that holds another schema is not replaced (IMPORT would replace it
+	// and forget its ID there), the cycle fails saying so.
+	var held map[int]int64
+	if p.Version == 0 && len(subject.Versions) > 0 && len(subject.IDs) == len(subject.Versions) {
+		var err error
+		if held, err = c.dst.versionIDs(ctx, dest, subject.Versions); err != nil {
+			return 0, fmt.Errorf("read the versions of %q at the destination: %w", dest, err)
+		}
+	}
 	n := 0
 	for i, v := range subject.Versions {
 		if v <= p.Version {
 			continue
+		}
+		if id, ok := held[v]; ok && id != subject.IDs[i] {
+			err := fmt.Errorf("the destination's %q holds ID %d at version %d, but version %d of %q is ID %d at the source: not replaced (delete the destination's subject permanently, then resume the exporter)", dest, id, v, v, subject.Name, subject.IDs[i])
+			if rewritten != nil {
+				err = fmt.Errorf("%w; %w", rewritten, err)
+			}
+			p.Imported = c.imported[dest]
+			return n, err
 		}
 		if n >= limit {
 			c.more = true

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -217,4 +219,37 @@ func (d *destination) reachable(ctx context.Context) bool {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswer))
 	resp.Body.Close()
 	return true
+}
+
+// versionIDs returns the schema ID of each version of subject the
+// destination holds (soft-deleted included) among wanted: none when it
+// has no such subject.
+func (d *destination) versionIDs(ctx context.Context, subject string, wanted []int) (map[int]int64, error) {
+	var versions []int
+	err := d.do(ctx, http.MethodGet, []string{"subjects", subject, "versions"}, url.Values{"deleted": {"true"}}, nil, &versions)
+	var de *destError
+	if errors.As(err, &de) && de.Status == http.StatusNotFound {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]int64{}
+	for _, v := range versions {
+		if !slices.Contains(wanted, v) {
+			continue
+		}
+		var sv struct {
+			ID int64 `json:"id"`
+		}
+		err := d.do(ctx, http.MethodGet, []string{"subjects", subject, "versions", strconv.Itoa(v)}, url.Values{"deleted": {"true"}}, nil, &sv)
+		if errors.As(err, &de) && de.Status == http.StatusNotFound {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[v] = sv.ID
+	}
+	return out, nil
 }

@@ -164,6 +164,9 @@ type fakeDest struct {
 	// /exporters/{name}); probes counts those requests.
 	exporters map[string]Exporter
 	probes    int
+	// held are the IDs of the versions the destination holds, by subject
+	// and version (GET /subjects/...).
+	held map[string]map[int]int64
 }
 
 func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -185,6 +188,24 @@ func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = w.Write([]byte(`{"error_code":40450,"message":"Exporter not found"}`))
+		return
+	}
+	if subject, ok := strings.CutPrefix(r.URL.Path, "/subjects/"); ok && r.Method == http.MethodGet {
+		// What the destination holds: answered from held, not recorded.
+		subject, version, _ := strings.Cut(subject, "/versions")
+		vs, ok := d.held[subject]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40401,"message":"Subject not found"}`))
+			return
+		}
+		if version == "" {
+			_ = json.NewEncoder(w).Encode(slices.Sorted(maps.Keys(vs)))
+			return
+		}
+		var n int
+		fmt.Sscanf(version, "/%d", &n)
+		fmt.Fprintf(w, `{"subject":%q,"version":%d,"id":%d}`, subject, n, vs[n])
 		return
 	}
 	d.requests = append(d.requests, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(b)))
@@ -598,16 +619,38 @@ func TestRunnerRecopiesReregistered(t *testing.T) {
 		t.Errorf("status = %+v, want RUNNING at offset 4", st)
 	}
 
-	// Again, against a destination that holds version 1 with ID 10 and
-	// refuses another schema there.
+	// Again, against a destination that holds version 1 with ID 10: it
+	// is not replaced.
 	e.src.purge("s")
 	e.src.add(Version{Subject: "s", Version: 1, ID: 11, Schema: `"int"`})
-	e.dest.refuse = func(subject string, version int, id int64) bool { return version == 1 && id != 10 }
+	e.dest.mu.Lock()
+	e.dest.held = map[string]map[int]int64{":.m:s": {1: 10}}
+	e.dest.mu.Unlock()
 	e.r.cycle(context.Background())
 	st := e.status("x")
 	if st.State != StateError || !strings.Contains(st.Trace, "is ID 11 at the source but ID 10 was copied") ||
-		!strings.Contains(st.Trace, "42201") {
-		t.Errorf("status = %+v, want ERROR naming the re-registration and the destination's refusal", st)
+		!strings.Contains(st.Trace, `holds ID 10 at version 1`) {
+		t.Errorf("status = %+v, want ERROR naming the re-registration and the version the destination holds", st)
+	}
+	if got := e.dest.take(); len(got) != 0 {
+		t.Errorf("the destination's version was replaced: %q", got)
+	}
+
+	// A reset copies from scratch: the same check, and a version the
+	// destination holds with the same ID is copied (harmless).
+	e.store.ClearExporterProgress(context.Background(), "x")
+	e.now = e.now.Add(time.Hour)
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateError || !strings.Contains(st.Trace, `holds ID 10 at version 1`) {
+		t.Errorf("after a reset: status = %+v, want ERROR", st)
+	}
+	e.dest.mu.Lock()
+	e.dest.held = map[string]map[int]int64{":.m:s": {1: 11}}
+	e.dest.mu.Unlock()
+	e.now = e.now.Add(time.Hour)
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateRunning {
+		t.Errorf("destination holding the same ID: status = %+v, want RUNNING", st)
 	}
 }
 
@@ -628,6 +671,9 @@ func (d selfDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_ = json.NewEncoder(w).Encode(s.Exporter.Redacted())
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/subjects/"):
+		w.WriteHeader(http.StatusNotFound) // the copies are new
+		_, _ = w.Write([]byte(`{"error_code":40401,"message":"not found"}`))
 	case r.Method == http.MethodPut && strings.HasPrefix(path, "/mode/"):
 		var body struct{ Mode string }
 		_ = json.Unmarshal(b, &body)
