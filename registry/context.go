@@ -43,12 +43,22 @@ func StoreContext(c string) string {
 	return c
 }
 
-// NormalizeSubject returns subject with an explicit default context
-// removed: ":.:name" is "name", as Confluent's QualifiedSubject.normalize
-// has it. Other subjects are returned as they are.
+// NormalizeSubject returns subject as Confluent's QualifiedSubject.normalize
+// has it: an explicit default context is removed (":.:name" is "name",
+// ":.:" and ":." are ""), a context named without its closing colon gets
+// it (":.ctx" is ":.ctx:"). Other subjects (":.ctx:name", ":*:name",
+// "name") are returned as they are. The API normalises every subject it
+// is given with it before anything else reads it.
 func NormalizeSubject(subject string) string {
-	if rest, ok := strings.CutPrefix(subject, ":.:"); ok {
-		return rest
+	if !strings.HasPrefix(subject, ":.") {
+		return subject
+	}
+	c, name := splitQualified(subject)
+	if c == DefaultContext {
+		return name
+	}
+	if len(subject) == len(c)+1 {
+		return subject + ":" // ":.ctx"
 	}
 	return subject
 }

@@ -250,6 +250,47 @@ func ValidateSubject(subject string) error {
 			return srerr.New(srerr.ErrInvalidSubject, "Invalid subject %q: control characters are not allowed", subject)
 		}
 	}
+	if strings.HasPrefix(subject, AllContexts) {
+		return srerr.New(srerr.ErrInvalidSubject,
+			"Invalid subject %q: %s names every context (in a subject prefix); a subject is in one context", subject, AllContexts)
+	}
+	if strings.HasPrefix(subject, ":.") {
+		if c := ContextOf(subject); c != "" {
+			if err := ValidateContextName(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ValidateContextName checks the name of a context (".ctx") as both a
+// qualified subject (":.ctx:name") and the /contexts/{ctx}/ URL prefix
+// name it: what Confluent's QualifiedSubject accepts (anything but ':'
+// and control characters, so spaces, '/' and letters such as 'ü' are
+// fine), at most 255 bytes, valid UTF-8, and no Unicode bidirectional
+// control character (U+202A-U+202E, U+2066-U+2069), which would display
+// a subject as another. It returns 42208 INVALID_SUBJECT otherwise.
+func ValidateContextName(c string) error {
+	name := strings.TrimPrefix(c, ".")
+	switch {
+	case name == "":
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name must not be empty", c)
+	case len(name) > 255:
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: a context name is at most 255 bytes", c)
+	case !utf8.ValidString(name):
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name is not valid UTF-8", c)
+	}
+	for _, r := range name {
+		switch {
+		case r == ':':
+			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: a context name cannot contain a colon", c)
+		case unicode.IsControl(r):
+			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: control characters are not allowed", c)
+		case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
+			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: bidirectional control characters (U+%04X) are not allowed", c, r)
+		}
+	}
 	return nil
 }
 

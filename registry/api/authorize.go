@@ -275,13 +275,17 @@ func (s *server) mayAssignOwner(w http.ResponseWriter, r *http.Request, team *st
 type decidedOwnerKey struct{}
 
 // mayWriteAliasTarget is the extra check of PUT /config/{s} naming an
-// alias: registrations to s then land in the alias, so the principal must
-// be allowed to write there. It answers 403 and returns false when not.
-func (s *server) mayWriteAliasTarget(w http.ResponseWriter, r *http.Request, target string) bool {
+// alias: registrations to s then land in the alias's target, so the
+// principal must be allowed to write there. The target is the one reads
+// and registrations resolve to, registry.AliasTarget (an unqualified
+// alias is in s's context, as Confluent's qualifySubjectWithParent). It
+// answers 403 and returns false when not.
+func (s *server) mayWriteAliasTarget(w http.ResponseWriter, r *http.Request, alias string) bool {
 	p, ok := principal(r)
 	if !ok {
 		return true
 	}
+	target := registry.AliasTarget(r.PathValue("subject"), alias)
 	if _, _, err := s.canWriteOne(r, p, target); err != nil {
 		var denied *auth.DeniedError
 		if errors.As(err, &denied) {

@@ -40,6 +40,13 @@ func TestRewriteContextPath(t *testing.T) {
 		{"/contexts/.ctx/dek-registry/v1/keks/k/deks/s", "", "/dek-registry/v1/keks/k/deks/:.ctx:s", ""},
 		{"/contexts/.ctx", "", "/contexts/.ctx", ""}, // DELETE /contexts/{ctx}
 		{"/contexts", "", "/contexts", ""},
+		{"/contexts/", "", "/contexts", ""}, // ContextFilterTest.testContextsRoot: the list
+		{"/contexts/.ctx/pact-broker/pacts/provider/p/consumer/c/latest", "", "/pact-broker/pacts/provider/:.ctx:p/consumer/c/latest", ""},
+		{"/contexts/.ctx/governance/audit", "subject=s", "/governance/audit", "subject=%3A.ctx%3As"},
+		{"/governance/audit", "subject=%3A.ctx", "/governance/audit", "subject=%3A.ctx%3A"},
+		{"/config/:.:", "", "/config", ""},
+		{"/contexts/.ctx/config/:.:", "", "/config", ""},
+		{"/subjects/:.ctx/versions", "", "/subjects/:.ctx:/versions", ""},
 		{"/subjects/:.:s/versions", "", "/subjects/s/versions", ""},
 		{"/config/:.:s", "", "/config/s", ""},
 		{"/subjects/%2E%2E/versions", "", "/subjects/%2E%2E/versions", ""},
@@ -60,7 +67,7 @@ func TestRewriteContextPath(t *testing.T) {
 			t.Errorf("%s?%s → %s?%s, want %s?%s", c.path, c.query, path, gotQuery, c.wantPath, c.wantQuery)
 		}
 	}
-	for _, bad := range []string{"/contexts/.a%20b/subjects", "/contexts/.a@b/config", "/contexts/.%/subjects"} {
+	for _, bad := range []string{"/contexts/.a%E2%80%AEb/subjects", "/contexts/.a%3Ab/config", "/contexts/.a%E2%81%A6b/mode", "/contexts/.%/subjects"} {
 		if _, _, err := rewriteContextPath(bad, url.Values{}); !errors.Is(err, srerr.ErrInvalidSubject) {
 			t.Errorf("%s: error %v, want 42208", bad, err)
 		}

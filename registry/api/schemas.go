@@ -10,6 +10,8 @@ import (
 
 // schemaString is Confluent's SchemaString entity (GET /schemas/ids/{id}).
 type schemaString struct {
+	Subject    string               `json:"subject,omitempty"`
+	Version    int                  `json:"version,omitempty"`
 	Schema     string               `json:"schema"`
 	SchemaType compat.SchemaType    `json:"schemaType"`
 	References []registry.Reference `json:"references,omitempty"`
@@ -26,7 +28,11 @@ type schemaString struct {
 // format=resolved an Avro one with its references inlined
 // (registry.FormattedText). The encoded answer is cached per context and
 // ID (schemas are immutable), so repeated reads cost no store transaction;
-// the cache forgets an ID when the Service does.
+// the cache forgets an ID when the Service does. With a ?subject= that
+// names a subject holding the ID (not a context alone), the answer also
+// has that subject and its version, as Confluent's SchemaString of the
+// schema entity it looked up under the subject (its first version with
+// the ID, a live one before a soft-deleted one).
 func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 	key, err := s.schemaKey(r)
 	if err != nil {
@@ -34,8 +40,15 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fetchMax := boolParam(r, "fetchMaxId")
+	var under registry.SubjectVersion
+	if subject := subjectFilter(r, key); subject != "" {
+		if under, err = s.versionUnder(r, key, subject); err != nil {
+			writeError(w, r, s.log, err)
+			return
+		}
+	}
 	// Answers that depend on the query are not cached.
-	serialized := registry.FormatChangesText(r.URL.Query().Get("format")) || r.URL.Query().Has("referenceFormat")
+	serialized := registry.FormatChangesText(r.URL.Query().Get("format")) || r.URL.Query().Has("referenceFormat") || under.Subject != ""
 	cached, gen, ok := s.cachedByID(key)
 	if ok && !fetchMax && !serialized {
 		writeRaw(w, http.StatusOK, cached)
@@ -52,6 +65,8 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := schemaString{
+		Subject:    under.Subject,
+		Version:    under.Version,
 		Schema:     text,
 		SchemaType: st.Type,
 		References: referencesAs(r, st.Context, st.References),
@@ -79,6 +94,25 @@ func (s *server) schemaByID(w http.ResponseWriter, r *http.Request) {
 	}
 	s.cacheByID(key, body, gen)
 	writeRaw(w, http.StatusOK, body)
+}
+
+// versionUnder returns the version of subject that binds schema key: its
+// first live one, else its first soft-deleted one, else none (a subject
+// that does not hold the ID; IDContext has refused a qualified one).
+func (s *server) versionUnder(r *http.Request, key registry.SchemaKey, subject string) (registry.SubjectVersion, error) {
+	vs, err := s.svc.VersionsOfID(r.Context(), key.Context, key.ID, subject, true)
+	if err != nil {
+		return registry.SubjectVersion{}, err
+	}
+	for _, v := range vs {
+		if !v.Deleted {
+			return v, nil
+		}
+	}
+	if len(vs) > 0 {
+		return vs[0], nil
+	}
+	return registry.SubjectVersion{}, nil
 }
 
 // schemaTextByID: GET /schemas/ids/{id}/schema → the schema text itself.
