@@ -203,26 +203,31 @@ func refuseReferencedOutside(ctx context.Context, tx Tx, vs []SubjectVersion, su
 		if err != nil {
 			return err
 		}
-		ids := all
+		keys := all
 		if subject != "" {
-			ids = nil
-			for _, id := range all {
-				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Context: v.Context(), IncludeDeleted: includeDeleted})
+			keys = nil
+			for _, k := range all {
+				holders, err := tx.Versions(ctx, VersionQuery{SchemaID: k.ID, Context: k.Context, IncludeDeleted: includeDeleted})
 				if err != nil {
-					return fmt.Errorf("list versions of schema %d: %w", id, err)
+					return fmt.Errorf("list versions of schema %d of context %q: %w", k.ID, ContextName(k.Context), err)
 				}
 				for _, h := range holders {
 					if h.Subject != subject {
-						ids = append(ids, id)
+						keys = append(keys, k)
 						break
 					}
 				}
 			}
 		}
-		if len(ids) > 0 {
-			strs := make([]string, len(ids))
-			for i, id := range ids {
-				strs[i] = fmt.Sprint(id)
+		if len(keys) > 0 {
+			// A referrer of another context than the subject's is named
+			// with its context, since its ID is in that context's space.
+			strs := make([]string, len(keys))
+			for i, k := range keys {
+				strs[i] = fmt.Sprint(k.ID)
+				if k.Context != v.Context() {
+					strs[i] += " (context " + ContextName(k.Context) + ")"
+				}
 			}
 			return srerr.New(srerr.ErrReferenceExists,
 				"One or more references exist to the schema {subject=%s, version=%d}: referenced by schema ids [%s]; delete those first",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -237,7 +238,10 @@ func lookupVersion(ctx context.Context, tx Tx, subject string, n int, includeDel
 // ReferencedBy returns the IDs of schemas that reference version n of
 // subject, ascending (GET /subjects/{s}/versions/{v}/referencedby). Only
 // schemas that still have a live version count (a soft-deleted referrer no
-// longer blocks deletes), unless includeDeleted. Errors: as Version.
+// longer blocks deletes), unless includeDeleted. A referrer of another
+// context is listed by its ID in its own context, as Confluent's
+// getReferencedBy lists it (an ID held in several contexts is listed
+// once). Errors: as Version.
 func (s *Service) ReferencedBy(ctx context.Context, subject string, n int, includeDeleted bool) ([]int64, error) {
 	var out []int64
 	err := s.view(ctx, "get referencedby", func(tx Tx) error {
@@ -249,30 +253,47 @@ func (s *Service) ReferencedBy(ctx context.Context, subject string, n int, inclu
 		if err != nil {
 			return err
 		}
-		out, err = referrers(ctx, tx, v.Subject, v.Version, includeDeleted)
+		keys, err := referrers(ctx, tx, v.Subject, v.Version, includeDeleted)
+		out = referrerIDs(keys)
 		return err
 	})
 	return out, err
 }
 
-// referrers returns the IDs of schemas with a version (live, or any with
-// includeDeleted) that reference (subject, version).
-func referrers(ctx context.Context, tx Tx, subject string, version int, includeDeleted bool) ([]int64, error) {
-	ids, err := tx.ReferencedBy(ctx, subject, version)
+// referrerIDs returns the IDs of keys, ascending, each once.
+func referrerIDs(keys []SchemaKey) []int64 {
+	out := []int64{}
+	for _, k := range keys {
+		out = append(out, k.ID)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// referrers returns the schemas, of any context, with a version (live,
+// or any with includeDeleted) that reference (subject, version), ordered
+// by ID, then context.
+func referrers(ctx context.Context, tx Tx, subject string, version int, includeDeleted bool) ([]SchemaKey, error) {
+	keys, err := tx.ReferencedBy(ctx, subject, version)
 	if err != nil {
 		return nil, fmt.Errorf("list references to %q version %d: %w", subject, version, err)
 	}
-	out := []int64{}
-	for _, id := range ids {
-		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: id, Context: ContextOf(subject), IncludeDeleted: includeDeleted})
+	out := []SchemaKey{}
+	for _, k := range keys {
+		vs, err := tx.Versions(ctx, VersionQuery{SchemaID: k.ID, Context: k.Context, IncludeDeleted: includeDeleted})
 		if err != nil {
-			return nil, fmt.Errorf("list versions of schema %d: %w", id, err)
+			return nil, fmt.Errorf("list versions of schema %d of context %q: %w", k.ID, ContextName(k.Context), err)
 		}
 		if len(vs) > 0 {
-			out = append(out, id)
+			out = append(out, k)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID != out[j].ID {
+			return out[i].ID < out[j].ID
+		}
+		return out[i].Context < out[j].Context
+	})
 	return out, nil
 }
 

@@ -107,12 +107,13 @@ type Tx interface {
 	// DeleteVersion removes (subject, version) permanently, or returns
 	// ErrNotFound.
 	DeleteVersion(ctx context.Context, subject string, version int) error
-	// ReferencedBy returns the IDs of the schemas of subject's context
-	// whose references name (subject, version), ascending. A reference
-	// names the subject as qualified in its referrer's context
-	// (QualifyIn); a referrer in another context (one that named the
-	// subject qualified) is not listed.
-	ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error)
+	// ReferencedBy returns the schemas, of every context, whose
+	// references name (subject, version), ordered by ID, then context.
+	// A reference names the subject as qualified in its referrer's
+	// context (QualifyIn), so a referrer in another context (one that
+	// named the subject qualified) is listed under its own context, as
+	// Confluent's InMemoryCache records references.
+	ReferencedBy(ctx context.Context, subject string, version int) ([]SchemaKey, error)
 
 	// Config returns the config of subject ("" for global), or ErrNotFound.
 	Config(ctx context.Context, subject string) (Config, error)

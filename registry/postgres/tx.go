@@ -293,23 +293,28 @@ func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) err
 	return nil
 }
 
-// ReferencedBy returns the IDs of the schemas whose references name
-// (subject, version), ascending, each once; empty and non-nil when none.
-func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
+// ReferencedBy returns the schemas of every context whose references
+// name (subject, version), by ID then context, each once; empty and
+// non-nil when none.
+func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]registry.SchemaKey, error) {
 	rows, err := t.q.Query(ctx,
-		`SELECT DISTINCT schema_id FROM schema_references WHERE subject = $1 AND version = $2 AND schema_context = $3 ORDER BY schema_id`,
-		subject, version, registry.ContextOf(subject))
+		`SELECT DISTINCT schema_context, schema_id FROM schema_references WHERE subject = $1 AND version = $2 ORDER BY schema_id, schema_context`,
+		subject, version)
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	keys, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (registry.SchemaKey, error) {
+		var k registry.SchemaKey
+		err := row.Scan(&k.Context, &k.ID)
+		return k, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}
-	if ids == nil {
-		ids = []int64{}
+	if keys == nil {
+		keys = []registry.SchemaKey{}
 	}
-	return ids, nil
+	return keys, nil
 }
 
 // Config returns the config of subject ("" for global), or an error

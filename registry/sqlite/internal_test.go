@@ -74,8 +74,8 @@ func TestQueryPlans(t *testing.T) {
 			"SEARCH schemas USING PRIMARY KEY (context=? AND id=?)"},
 		{"schema by fingerprint", query{querySchemaByFP, []any{"", "fp"}},
 			"SEARCH schemas USING INDEX sqlite_autoindex_schemas_2 (context=? AND fingerprint=?)"},
-		{"referenced by", query{queryReferencedBy, []any{"s", 1, ""}},
-			"SEARCH schema_references USING COVERING INDEX schema_references_target (subject=? AND version=? AND schema_context=?)"},
+		{"referenced by", query{queryReferencedBy, []any{"s", 1}},
+			"SEARCH schema_references USING COVERING INDEX schema_references_target (subject=? AND version=?)"},
 		{"schema held by a version", query{queryHeld, []any{"", 1}},
 			"SEARCH subject_versions USING COVERING INDEX subject_versions_schema_id (context=? AND schema_id=?)"},
 		{"id mark of a context", query{queryIDMark, []any{".c"}},
@@ -245,7 +245,7 @@ func TestMigration0002(t *testing.T) {
 		if max, err := tx.MaxSchemaID(ctx, ""); err != nil || max != 7 {
 			t.Errorf("MaxSchemaID after the migration = %d, %v; want 7", max, err)
 		}
-		if refs, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(refs) != 1 || refs[0] != 2 {
+		if refs, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(refs) != 1 || refs[0] != (registry.SchemaKey{ID: 2}) {
 			t.Errorf("ReferencedBy(s, 1) = %v, %v; want [2]", refs, err)
 		}
 		next, err = tx.CreateSchema(ctx, registry.Schema{Type: "AVRO", Text: `"string"`, Fingerprint: "fp-7"})

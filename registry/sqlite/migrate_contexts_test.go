@@ -65,7 +65,7 @@ func TestMigration0006(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(vs, want) {
 			t.Errorf("Versions = %+v, %v; want %+v", vs, err, want)
 		}
-		if got, err := txn.ReferencedBy(ctx, "a", 1); err != nil || !reflect.DeepEqual(got, []int64{7}) {
+		if got, err := txn.ReferencedBy(ctx, "a", 1); err != nil || !reflect.DeepEqual(got, []registry.SchemaKey{{ID: 7}}) {
 			t.Errorf("ReferencedBy(a, 1) = %v, %v; want [7]", got, err)
 		}
 		if mark, err := txn.MaxSchemaID(ctx, ""); err != nil || mark != 9 {

@@ -88,7 +88,7 @@ func TestReopen(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if len(refs) != 1 || refs[0] != want.ID {
+			if len(refs) != 1 || refs[0] != (registry.SchemaKey{ID: want.ID}) {
 				t.Errorf("reopen %d: ReferencedBy = %v", i, refs)
 			}
 			m, err := tx.Mode(t.Context(), "")

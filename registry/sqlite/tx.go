@@ -23,7 +23,7 @@ var _ registry.Tx = (*tx)(nil)
 const (
 	schemaColumns     = `context, id, type, text, refs, metadata, ruleset, fingerprint`
 	querySchemaByFP   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND fingerprint = ?`
-	queryReferencedBy = `SELECT DISTINCT schema_id FROM schema_references WHERE subject = ? AND version = ? AND schema_context = ? ORDER BY schema_id`
+	queryReferencedBy = `SELECT DISTINCT schema_context, schema_id FROM schema_references WHERE subject = ? AND version = ? ORDER BY schema_id, schema_context`
 	querySchemaByID   = `SELECT ` + schemaColumns + ` FROM schemas WHERE context = ? AND id = ?`
 	queryHeld         = `SELECT 1 FROM subject_versions WHERE context = ? AND schema_id = ? LIMIT 1`
 )
@@ -299,26 +299,27 @@ func (t *tx) DeleteVersion(ctx context.Context, subject string, version int) err
 	return nil
 }
 
-// ReferencedBy returns the IDs of the schemas whose references name
-// (subject, version), ascending, each once; empty and non-nil when none.
-func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]int64, error) {
-	rows, err := t.tx.QueryContext(ctx, queryReferencedBy, subject, version, registry.ContextOf(subject))
+// ReferencedBy returns the schemas of every context whose references
+// name (subject, version), by ID then context, each once; empty and
+// non-nil when none.
+func (t *tx) ReferencedBy(ctx context.Context, subject string, version int) ([]registry.SchemaKey, error) {
+	rows, err := t.tx.QueryContext(ctx, queryReferencedBy, subject, version)
 	if err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}
 	defer rows.Close()
-	ids := []int64{}
+	keys := []registry.SchemaKey{}
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var k registry.SchemaKey
+		if err := rows.Scan(&k.Context, &k.ID); err != nil {
 			return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 		}
-		ids = append(ids, id)
+		keys = append(keys, k)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("schemas referencing version %d of subject %q: %w", version, subject, err)
 	}
-	return ids, nil
+	return keys, nil
 }
 
 // Config returns the config of subject ("" for global), or an error wrapping

@@ -95,26 +95,32 @@ func testContextIDSpaces(t *testing.T, s registry.Store) {
 
 // testContextReferences: a reference's subject is qualified in its
 // referrer's context, so ReferencedBy finds a .x schema's referrers under
-// :.x:s, not under the default context's s.
+// :.x:s, not under the default context's s; a referrer in another
+// context (.z naming :.y:s) is listed under its own context, beside one
+// of the subject's context with an equal ID.
 func testContextReferences(t *testing.T, s registry.Store) {
 	ids := createSchemas(t, s, inCtx(".x", "base"))
 	putVersions(t, s, registry.SubjectVersion{Subject: ":.x:s", Version: 1, SchemaID: ids[0]})
 	ref := inCtx(".x", "user")
 	ref.References = []registry.Reference{{Name: "base", Subject: "s", Version: 1}}
 	user := createSchemas(t, s, ref)[0]
-	cross := inCtx(".z", "cross") // references :.y:s from .z: not a referrer of .y
+	cross := inCtx(".z", "cross") // references :.y:s from .z
 	cross.References = []registry.Reference{{Name: "base", Subject: ":.y:s", Version: 1}}
-	createSchemas(t, s, cross)
+	crossID := createSchemas(t, s, cross)[0]
+	local := inCtx(".y", "local") // references s from .y: :.y:s too
+	local.ID = crossID
+	local.References = []registry.Reference{{Name: "base", Subject: "s", Version: 1}}
+	createSchemas(t, s, local)
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
-		if got, err := tx.ReferencedBy(ctx, ":.x:s", 1); err != nil || !reflect.DeepEqual(got, []int64{user}) {
-			t.Errorf("ReferencedBy(:.x:s, 1) = %v, %v; want [%d]", got, err, user)
+		if got, err := tx.ReferencedBy(ctx, ":.x:s", 1); err != nil || !reflect.DeepEqual(got, []registry.SchemaKey{{Context: ".x", ID: user}}) {
+			t.Errorf("ReferencedBy(:.x:s, 1) = %v, %v; want [{.x %d}]", got, err, user)
 		}
 		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(s, 1) = %v, %v; want none (the reference is in .x)", got, err)
 		}
-		// A referrer in another context is not listed.
-		if got, err := tx.ReferencedBy(ctx, ":.y:s", 1); err != nil || len(got) != 0 {
-			t.Errorf("ReferencedBy(:.y:s, 1) = %v, %v; want none", got, err)
+		want := []registry.SchemaKey{{Context: ".y", ID: crossID}, {Context: ".z", ID: crossID}}
+		if got, err := tx.ReferencedBy(ctx, ":.y:s", 1); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("ReferencedBy(:.y:s, 1) = %v, %v; want %v (both contexts' referrers)", got, err, want)
 		}
 		sc, err := tx.SchemaByID(ctx, ".x", user)
 		if err != nil || !reflect.DeepEqual(sc.References, ref.References) {

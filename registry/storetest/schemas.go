@@ -224,9 +224,16 @@ func testReferencedBy(t *testing.T, s registry.Store) {
 	}
 	view(t, s, func(ctx context.Context, tx registry.Tx) error {
 		for _, c := range cases {
-			got, err := tx.ReferencedBy(ctx, c.subject, c.version)
+			keys, err := tx.ReferencedBy(ctx, c.subject, c.version)
 			if err != nil {
 				return err
+			}
+			var got []int64
+			for _, k := range keys {
+				if k.Context != "" {
+					t.Errorf("ReferencedBy(%q, %d) lists %+v; want the default context's only", c.subject, c.version, k)
+				}
+				got = append(got, k.ID)
 			}
 			if len(got) != len(c.want) || (len(got) > 0 && !reflect.DeepEqual(got, c.want)) {
 				t.Errorf("ReferencedBy(%q, %d) = %v, want %v", c.subject, c.version, got, c.want)
@@ -273,7 +280,7 @@ func testDeleteSchema(t *testing.T, s registry.Store) {
 				t.Errorf("after refused deletes: SchemaByID(%d): %v", id, err)
 			}
 		}
-		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || !reflect.DeepEqual(got, []int64{2}) {
+		if got, err := tx.ReferencedBy(ctx, "s", 1); err != nil || !reflect.DeepEqual(got, []registry.SchemaKey{{ID: 2}}) {
 			t.Errorf("after refused deletes: ReferencedBy(s, 1) = %v, %v; want [2]", got, err)
 		}
 		return nil

@@ -63,7 +63,7 @@ type state struct {
 	SubjectConfig  string
 	GlobalMode     string
 	SubjectMode    string
-	ReferencesToS1 []int64
+	ReferencesToS1 []registry.SchemaKey
 }
 
 // snapshot reads the state in one View.
