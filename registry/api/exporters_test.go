@@ -35,16 +35,16 @@ func TestExportersLifecycle(t *testing.T) {
 	if got := e.keyCall("GET", exporters, "", 200, 0); got != "[]" {
 		t.Errorf("GET /exporters on an empty registry = %s, want []", got)
 	}
-	if got := e.keyCall("POST", exporters, `{"name":"minimal"}`, 200, 0); got != `{"name":"minimal"}` {
+	if got := e.keyCall("POST", exporters, `{"name":"minimal","config":{"schema.registry.url":"http://dest:8081"}}`, 200, 0); got != `{"name":"minimal"}` {
 		t.Errorf("create = %s, want {\"name\":\"minimal\"}", got)
 	}
 	got := e.keyCall("GET", exporters+"/minimal", "", 200, 0)
-	want := `{"name":"minimal","contextType":"AUTO","context":"","subjects":["*"],"subjectRenameFormat":"${subject}","config":{}}`
+	want := `{"name":"minimal","contextType":"AUTO","context":"","subjects":["*"],"subjectRenameFormat":"${subject}","config":{"schema.registry.url":"http://dest:8081"}}`
 	if got != want {
 		t.Errorf("GET /exporters/minimal = %s, want %s", got, want)
 	}
-	e.keyCall("POST", exporters, `{"name":"minimal","contextType":"NONE"}`, 409, 40960)
-	e.keyCall("POST", exporters, `{"name":"b-exp","contextType":"CUSTOM","context":"prod","subjects":["orders-*"],"subjectRenameFormat":"dc_${subject}","kekRenameFormat":"x"}`, 200, 0)
+	e.keyCall("POST", exporters, `{"name":"minimal","contextType":"NONE","config":{"schema.registry.url":"http://dest:8081"}}`, 409, 40960)
+	e.keyCall("POST", exporters, `{"name":"b-exp","contextType":"CUSTOM","context":"prod","subjects":["orders-*"],"subjectRenameFormat":"dc_${subject}","kekRenameFormat":"x","config":{"schema.registry.url":"http://dest:8081"}}`, 200, 0)
 	if got := e.keyCall("GET", exporters, "", 200, 0); got != `["b-exp","minimal"]` {
 		t.Errorf("GET /exporters = %s, want [\"b-exp\",\"minimal\"]", got)
 	}
@@ -99,7 +99,7 @@ func TestExporterUpdate(t *testing.T) {
 	e.keyCall("PUT", exporters+"/u", `{"subjects":["n1","n2"]}`, 200, 0)
 	e.keyCall("PUT", exporters+"/u/config", `{"config":{"schema.registry.url":"http://new:8081","timeout.ms":"60000"}}`, 200, 0)
 	e.keyCall("PUT", exporters+"/u/config", `{"extra":"1"}`, 200, 0)
-	if got := e.keyCall("GET", exporters+"/u/config", "", 200, 0); got != `{"extra":"1","schema.registry.url":"http://new:8081","timeout.ms":"60000"}` {
+	if got := e.keyCall("GET", exporters+"/u/config", "", 200, 0); got != `{"extra":"[hidden]","schema.registry.url":"http://new:8081","timeout.ms":"[hidden]"}` {
 		t.Errorf("config after two merges = %s", got)
 	}
 	if got := e.keyCall("GET", exporters+"/u", "", 200, 0); !strings.Contains(got, `"subjects":["n1","n2"]`) {
@@ -113,6 +113,7 @@ func TestExporterUpdate(t *testing.T) {
 // (a field Confluent's codes do not cover, 422), and nothing is stored.
 func TestExporterValidation(t *testing.T) {
 	e := newEnv(t)
+	const cfg = `"config":{"schema.registry.url":"http://dest:8081"}`
 	many := make([]string, exporter.MaxSubjects+1)
 	for i := range many {
 		many[i] = fmt.Sprintf(`"s%d"`, i)
@@ -135,6 +136,14 @@ func TestExporterValidation(t *testing.T) {
 		{`{"name":"x","config":{"schema.registry.url":"file:///etc/passwd"}}`, 40951},
 		{`{"name":"x","config":{"schema.registry.url":"http://u:p@h:8081"}}`, 40951},
 		{`{"name":"x","config":{"schema.registry.url":"http://"}}`, 40951},
+		{`{"name":"x"}`, 40951},
+		{`{"name":"x","config":{"basic.auth.user.info":"u:p"}}`, 40951},
+		{`{"name":"x","config":{"schema.registry.url":"http://h:8081?a=1"}}`, 40951},
+		{`{"name":"x","config":{"schema.registry.url":"http://h:8081#f"}}`, 40951},
+		{`{"name":"x","subjectRenameFormat":"fixed",` + cfg + `}`, 422},
+		{`{"name":"x","subjectRenameFormat":":.x:${subject}",` + cfg + `}`, 422},
+		{`{"name":"x","contextType":"CUSTOM","context":".__GLOBAL",` + cfg + `}`, 422},
+		{`{"name":"x","contextType":"CUSTOM","context":"a\u202eb",` + cfg + `}`, 422},
 	} {
 		status := 409
 		if c.code == 422 {
@@ -145,7 +154,7 @@ func TestExporterValidation(t *testing.T) {
 	if got := e.keyCall("GET", exporters, "", 200, 0); got != "[]" {
 		t.Errorf("refused exporters were stored: %s", got)
 	}
-	e.keyCall("POST", exporters, `{"name":"x","contextType":"none"}`, 200, 0)
+	e.keyCall("POST", exporters, `{"name":"x","contextType":"none","config":{"schema.registry.url":"http://dest:8081"}}`, 200, 0)
 	if got := e.keyCall("GET", exporters+"/x", "", 200, 0); !strings.Contains(got, `"contextType":"NONE"`) {
 		t.Errorf("contextType none = %s, want NONE", got)
 	}
@@ -236,9 +245,9 @@ func TestExporterCredentialsNeedASecret(t *testing.T) {
 func TestExportersLimit(t *testing.T) {
 	e := newEnv(t)
 	for i := range exporter.MaxExporters {
-		e.keyCall("POST", exporters, fmt.Sprintf(`{"name":"e%03d"}`, i), 200, 0)
+		e.keyCall("POST", exporters, fmt.Sprintf(`{"name":"e%03d","config":{"schema.registry.url":"http://dest:8081"}}`, i), 200, 0)
 	}
-	e.keyCall("POST", exporters, `{"name":"one-too-many"}`, 409, 40964)
+	e.keyCall("POST", exporters, `{"name":"one-too-many","config":{"schema.registry.url":"http://dest:8081"}}`, 409, 40964)
 }
 
 // isExporterOp reports whether an OpenAPI operation is tagged exporters

@@ -99,8 +99,8 @@ func (s *Sealer) Open(key, sealed string) (string, error) {
 // encoder secret.
 func sealUpdate(s *Sealer, c, upd map[string]string) error {
 	for k, v := range upd {
-		if !secretKey(k) || v == Redacted {
-			continue
+		if !secretKey(k) || v == Redacted || v == "" {
+			continue // not a credential, kept, or removed
 		}
 		if s == nil {
 			return invalid(srerr.ErrInvalidExporterConfig,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -70,16 +71,34 @@ type Request struct {
 // definition read and sent back keeps its credentials.
 const Redacted = "[hidden]"
 
-// secretKey reports whether config key k holds a credential: user info,
-// a password, a token, a secret or a key.
+// publicKeys are the config keys known to hold no secret (Confluent's
+// schema registry client settings that name a URL, a credentials source,
+// an identity or a file location): their values are answered, and
+// stored as they are. Every other value is taken for a credential.
+var publicKeys = map[string]bool{
+	ConfigURL:                                               true,
+	ConfigCredentialSource:                                  true,
+	ConfigBearerSource:                                      true,
+	"bearer.auth.logical.cluster":                           true,
+	"bearer.auth.identity.pool.id":                          true,
+	"bearer.auth.issuer.endpoint.url":                       true,
+	"bearer.auth.client.id":                                 true,
+	"bearer.auth.scope":                                     true,
+	"bearer.auth.scope.claim.name":                          true,
+	"bearer.auth.sub.claim.name":                            true,
+	"schema.registry.ssl.truststore.location":               true,
+	"schema.registry.ssl.truststore.type":                   true,
+	"schema.registry.ssl.keystore.location":                 true,
+	"schema.registry.ssl.keystore.type":                     true,
+	"schema.registry.ssl.endpoint.identification.algorithm": true,
+}
+
+// secretKey reports whether config key k may hold a credential: every
+// key but publicKeys (an allow-list, so that sasl.jaas.config, an
+// apikey or any key Charter does not know is never answered, audited
+// or stored in clear).
 func secretKey(k string) bool {
-	l := strings.ToLower(k)
-	for _, w := range []string{"user.info", "password", "token", "secret", "credentials.key", ".key"} {
-		if strings.Contains(l, w) && l != ConfigCredentialSource && l != ConfigBearerSource {
-			return true
-		}
-	}
-	return false
+	return !publicKeys[strings.ToLower(k)]
 }
 
 // RedactConfig returns a copy of c with every credential's value
@@ -127,22 +146,79 @@ func checkText(sentinel *srerr.Error, field, s string) error {
 
 // CheckURL validates the destination URL list of schema.registry.url
 // (comma-separated, as Confluent's client takes it): each an absolute
-// http or https URL with a host and without user info (credentials go in
-// basic.auth.user.info). It returns the URLs.
+// http or https URL with a host, without user info (credentials go in
+// basic.auth.user.info), query or fragment. It returns the URLs. Its
+// errors never echo user info.
 func CheckURL(raw string) ([]string, error) {
 	var out []string
 	for _, part := range strings.Split(raw, ",") {
 		part = strings.TrimSpace(part)
 		u, err := url.Parse(part)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must be http or https URLs, got '%s'", ConfigURL, clip(part))
+			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must be http or https URLs, got '%s'", ConfigURL, clip(redactUserInfo(part)))
 		}
 		if u.User != nil {
 			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must not hold credentials: put them in %s", ConfigURL, ConfigUserInfo)
 		}
+		if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(part, "#") {
+			return nil, invalid(srerr.ErrInvalidExporterConfig, "%s must not have a query or a fragment, got '%s'", ConfigURL, clip(part))
+		}
 		out = append(out, part)
 	}
 	return out, nil
+}
+
+// redactUserInfo replaces what stands before the last '@' of s's
+// authority (after "://", or from the start) with Redacted.
+func redactUserInfo(s string) string {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + 3
+	}
+	end := len(s)
+	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	if at := strings.LastIndex(s[start:end], "@"); at >= 0 {
+		return s[:start] + Redacted + s[start+at:]
+	}
+	return s
+}
+
+// checkContextName is the registry's rule for a context name (as
+// registry.ValidateContextName, Confluent's: no ':' and no control
+// character, plus no bidirectional control character, valid UTF-8, at
+// most 255 bytes), with .__GLOBAL refused: it holds configs and modes
+// only. c has its leading dot.
+func checkContextName(c string) error {
+	name := strings.TrimPrefix(c, ".")
+	switch {
+	case name == "":
+		return invalid(srerr.ErrUnprocessableEntity, "the context name must not be empty")
+	case len(name) > 255:
+		return invalid(srerr.ErrUnprocessableEntity, "a context name is at most 255 bytes")
+	case !utf8.ValidString(name):
+		return invalid(srerr.ErrUnprocessableEntity, "the context name is not valid UTF-8")
+	case name == "__GLOBAL":
+		return invalid(srerr.ErrUnprocessableEntity, "the .__GLOBAL context holds configs and modes only, not subjects")
+	}
+	for _, r := range name {
+		switch {
+		case r == ':':
+			return invalid(srerr.ErrUnprocessableEntity, "a context name cannot contain a colon")
+		case unicode.IsControl(r):
+			return invalid(srerr.ErrUnprocessableEntity, "control characters are not allowed in a context name")
+		case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
+			return invalid(srerr.ErrUnprocessableEntity, "bidirectional control characters (U+%04X) are not allowed in a context name", r)
+		}
+	}
+	return nil
+}
+
+// oneLiteralSubject reports whether subjects name exactly one subject:
+// one entry without '*'.
+func oneLiteralSubject(subjects []string) bool {
+	return len(subjects) == 1 && !strings.Contains(subjects[0], "*")
 }
 
 // validate checks a whole definition.
@@ -155,6 +231,12 @@ func validate(e Exporter) error {
 	case ContextCustom:
 		if normalizeContext(e.Context) == "" {
 			return invalid(srerr.ErrUnprocessableEntity, "contextType CUSTOM needs a context")
+		}
+		if err := checkText(srerr.ErrUnprocessableEntity, "context", e.Context); err != nil {
+			return err
+		}
+		if err := checkContextName(normalizeContext(e.Context)); err != nil {
+			return err
 		}
 	default:
 		return invalid(srerr.ErrUnprocessableEntity, "contextType must be AUTO, CUSTOM or NONE, got '%s'", clip(string(e.ContextType)))
@@ -179,6 +261,12 @@ func validate(e Exporter) error {
 	if err := checkText(srerr.ErrUnprocessableEntity, "subjectRenameFormat", e.SubjectRenameFormat); err != nil {
 		return err
 	}
+	if strings.Contains(e.SubjectRenameFormat, ":") {
+		return invalid(srerr.ErrUnprocessableEntity, "subjectRenameFormat must not contain ':' (a context goes in contextType and context)")
+	}
+	if e.SubjectRenameFormat != "" && !strings.Contains(e.SubjectRenameFormat, "${subject}") && !oneLiteralSubject(e.Subjects) {
+		return invalid(srerr.ErrUnprocessableEntity, "subjectRenameFormat must contain ${subject}, or every subject would be copied onto one (a format without it needs subjects to name a single subject)")
+	}
 	if len(e.Config) > MaxConfigEntries {
 		return invalid(srerr.ErrInvalidExporterConfig, "config has at most %d entries", MaxConfigEntries)
 	}
@@ -191,10 +279,12 @@ func validate(e Exporter) error {
 			return invalid(srerr.ErrInvalidExporterConfig, "config keys must have 1 to %d bytes and values at most %d", MaxConfigValue, MaxConfigValue)
 		}
 	}
-	if u, ok := e.Config[ConfigURL]; ok {
-		if _, err := CheckURL(u); err != nil {
-			return err
-		}
+	u, ok := e.Config[ConfigURL]
+	if !ok || strings.TrimSpace(u) == "" {
+		return invalid(srerr.ErrInvalidExporterConfig, "config needs %s, the destination registry's URL", ConfigURL)
+	}
+	if _, err := CheckURL(u); err != nil {
+		return err
 	}
 	return nil
 }
@@ -218,19 +308,34 @@ func (r Request) apply(e *Exporter) {
 }
 
 // mergeConfig returns stored with upd's entries set; a value Redacted
-// keeps the stored one.
+// keeps the stored one, an empty value removes the key. When the
+// destination URL changes, the stored credentials (every secretKey) are
+// dropped unless upd sends them again: they were given for the old
+// destination, and must not be sent to one an administrator who never
+// knew them names.
 func mergeConfig(stored, upd map[string]string) map[string]string {
 	out := maps.Clone(stored)
 	if out == nil {
 		out = map[string]string{}
 	}
-	for k, v := range upd {
-		if v == Redacted {
-			if _, ok := out[k]; ok {
-				continue
+	if u, ok := upd[ConfigURL]; ok && u != Redacted && u != stored[ConfigURL] {
+		for k := range out {
+			if secretKey(k) {
+				if v, sent := upd[k]; !sent || v == Redacted {
+					delete(out, k)
+				}
 			}
 		}
-		out[k] = v
+	}
+	for k, v := range upd {
+		switch {
+		case v == "":
+			delete(out, k)
+		case v == Redacted:
+			// keeps the stored value; stores none when there is none
+		default:
+			out[k] = v
+		}
 	}
 	return out
 }

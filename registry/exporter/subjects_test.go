@@ -1,6 +1,10 @@
 package exporter
 
-import "testing"
+import (
+	"maps"
+	"strings"
+	"testing"
+)
 
 // TestMatches: Confluent's subjects filter ("*" the default context,
 // ":*:" every context, ":.ctx:pattern" one context, '*' any run).
@@ -67,34 +71,69 @@ func TestDestinationSubject(t *testing.T) {
 	}
 }
 
-// TestRedactConfig: credentials never leave the API; a config sent back
-// with the mask keeps them.
+// TestRedactConfig: only the keys known to hold no secret are answered
+// (an allow-list: sasl.jaas.config, an apikey or an unknown key is
+// hidden); a config sent back with the mask keeps the stored values.
 func TestRedactConfig(t *testing.T) {
 	c := map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: "u:p",
-		ConfigBearerToken: "tok", "ssl.key.password": "kp", "timeout.ms": "30000"}
+		ConfigBearerToken: "tok", "ssl.key.password": "kp", "timeout.ms": "30000", "sasl.jaas.config": "jaas pw",
+		"apikey": "k", "Bearer.Auth.Credentials.Source": "STATIC_TOKEN", "bearer.auth.logical.cluster": "lsrc-1"}
 	r := RedactConfig(c)
 	for k, want := range map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: Redacted,
-		ConfigBearerToken: Redacted, "ssl.key.password": Redacted, "timeout.ms": "30000"} {
+		ConfigBearerToken: Redacted, "ssl.key.password": Redacted, "timeout.ms": Redacted, "sasl.jaas.config": Redacted,
+		"apikey": Redacted, "Bearer.Auth.Credentials.Source": "STATIC_TOKEN", "bearer.auth.logical.cluster": "lsrc-1"} {
 		if r[k] != want {
 			t.Errorf("RedactConfig[%s] = %q, want %q", k, r[k], want)
 		}
 	}
 	m := mergeConfig(c, r)
-	if m[ConfigUserInfo] != "u:p" || m[ConfigBearerToken] != "tok" {
-		t.Errorf("merge of the redacted config lost credentials: %v", m)
+	if !maps.Equal(m, c) {
+		t.Errorf("merge of the redacted config changed it: %v", m)
 	}
 }
 
-// TestCheckURL: http and https only, a host, no user info.
+// TestMergeConfig: an empty value removes a key; a new destination URL
+// drops every stored credential the same update does not send again
+// (the mask is not sending it), so that an administrator who does not
+// know a password cannot have it sent to a host of his.
+func TestMergeConfig(t *testing.T) {
+	stored := map[string]string{ConfigURL: "https://b", ConfigUserInfo: "sealed-u", ConfigBearerToken: "sealed-t",
+		"sasl.jaas.config": "sealed-j", ConfigCredentialSource: "USER_INFO"}
+	for _, c := range []struct {
+		name      string
+		upd, want map[string]string
+	}{
+		{"remove a key", map[string]string{ConfigBearerToken: ""},
+			map[string]string{ConfigURL: "https://b", ConfigUserInfo: "sealed-u", "sasl.jaas.config": "sealed-j", ConfigCredentialSource: "USER_INFO"}},
+		{"same URL keeps credentials", map[string]string{ConfigURL: "https://b", ConfigUserInfo: Redacted}, stored},
+		{"new URL drops them", map[string]string{ConfigURL: "https://evil", ConfigUserInfo: Redacted},
+			map[string]string{ConfigURL: "https://evil", ConfigCredentialSource: "USER_INFO"}},
+		{"new URL with new credentials", map[string]string{ConfigURL: "https://c", ConfigUserInfo: "v:q"},
+			map[string]string{ConfigURL: "https://c", ConfigUserInfo: "v:q", ConfigCredentialSource: "USER_INFO"}},
+		{"a mask of an absent key stores nothing", map[string]string{"apikey": Redacted}, stored},
+	} {
+		if got := mergeConfig(stored, c.upd); !maps.Equal(got, c.want) {
+			t.Errorf("%s: merged %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestCheckURL: http and https only, a host, no user info, query or
+// fragment; an error never echoes user info.
 func TestCheckURL(t *testing.T) {
 	for _, ok := range []string{"http://h:8081", "https://h/contexts/.x", "http://a:1, http://b:2"} {
 		if _, err := CheckURL(ok); err != nil {
 			t.Errorf("CheckURL(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "ftp://h", "file:///etc/passwd", "http://", "http://u:p@h", "h:8081", "javascript:x"} {
-		if _, err := CheckURL(bad); err == nil {
+	for _, bad := range []string{"", "ftp://h", "file:///etc/passwd", "http://", "http://u:p@h", "h:8081", "javascript:x",
+		"http://h?x=1", "http://h/?", "http://h#f", "http://h/p#", "ftp://u:s3cretPW@h", "http://u:s3cretPW@", "u:s3cretPW@h:1",
+		"http://u:s3cretPW@h:bad"} {
+		_, err := CheckURL(bad)
+		if err == nil {
 			t.Errorf("CheckURL(%q) accepted", bad)
+		} else if strings.Contains(err.Error(), "s3cretPW") {
+			t.Errorf("CheckURL(%q) echoes the password: %v", bad, err)
 		}
 	}
 }
