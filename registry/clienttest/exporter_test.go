@@ -320,3 +320,49 @@ func notInFiles(t *testing.T, pattern, secret string) {
 		}
 	}
 }
+
+// TestExporterIntoItself: exporters whose destination is their own
+// registry stay bounded: NONE (renamed, or not) goes to ERROR before
+// writing, and leaves the source's subjects writable (not in IMPORT
+// mode); two exporters of every context (":*:"), CUSTOM .bk and AUTO,
+// copy each subject once and never each other's copies, however long
+// they run.
+func TestExporterIntoItself(t *testing.T) {
+	a := startServer(t)
+	a.mustDo(t, http.MethodPost, "/subjects/self-value/versions", map[string]string{"schema": eventSchema(0, 1)}, http.StatusOK)
+	a.mustDo(t, http.MethodPost, "/subjects/:.prod:self-value/versions", map[string]string{"schema": eventSchema(1, 1)}, http.StatusOK)
+	cfg := map[string]string{"schema.registry.url": a.URL}
+	for _, e := range []map[string]any{
+		{"name": "none-renamed", "contextType": "NONE", "subjectRenameFormat": "dc_${subject}", "config": cfg},
+		{"name": "none", "contextType": "NONE", "config": cfg},
+		{"name": "bk", "contextType": "CUSTOM", "context": ".bk", "subjects": []string{":*:"}, "config": cfg},
+		{"name": "auto", "contextType": "AUTO", "subjects": []string{":*:"}, "config": cfg},
+	} {
+		a.mustDo(t, http.MethodPost, "/exporters", e, http.StatusOK)
+	}
+	for _, name := range []string{"none-renamed", "none"} {
+		st := waitStatus(t, a, name, 20*time.Second, "ERROR", func(s exporterStatus) bool { return s.State == "ERROR" })
+		if !strings.Contains(st.Trace, "is this registry itself") {
+			t.Errorf("%s: trace %q, want it to name the self export", name, st.Trace)
+		}
+	}
+	for _, name := range []string{"bk", "auto"} {
+		waitStatus(t, a, name, 20*time.Second, "RUNNING at offset 2", func(s exporterStatus) bool { return s.State == "RUNNING" && s.Offset == 2 })
+	}
+	time.Sleep(3 * time.Second) // cycles go on: nothing more is copied
+	want := `[".",".bk",".bk.prod",".charter",".charter.prod",".prod"]`
+	if body := string(a.mustDo(t, http.MethodGet, "/contexts", nil, http.StatusOK)); body != want {
+		t.Errorf("contexts = %s, want %s", body, want)
+	}
+	want = `[":.bk.prod:self-value",":.bk:self-value",":.charter.prod:self-value",":.charter:self-value",":.prod:self-value","self-value"]`
+	if body := string(a.mustDo(t, http.MethodGet, "/subjects", nil, http.StatusOK)); body != want {
+		t.Errorf("subjects = %s, want %s (each copied once, no dc_ copies)", body, want)
+	}
+	for _, name := range []string{"bk", "auto"} {
+		if st := waitStatus(t, a, name, time.Second, "RUNNING", func(s exporterStatus) bool { return s.State == "RUNNING" }); st.Offset != 2 {
+			t.Errorf("%s: offset %d after more cycles, want 2", name, st.Offset)
+		}
+	}
+	// Producers keep writing to the source's subjects.
+	a.mustDo(t, http.MethodPost, "/subjects/self-value/versions", map[string]string{"schema": eventSchema(0, 2)}, http.StatusOK)
+}

@@ -46,8 +46,11 @@ func selfKey(e Exporter) string {
 // isSelf reports whether d, exporter e's destination, is this registry:
 // it holds an exporter of e's name with e's definition (type, context,
 // subjects, renaming and destination URL), which only a registry sharing
-// e's store does. A destination that does not answer leaves it unknown;
-// any other answer (404, 401, another definition) is not this registry.
+// e's store does. A destination that does not answer, or does not let
+// the exporter's credentials read its exporters (401, 403), leaves it
+// unknown (its destination context stays excluded, see
+// excludedContexts); any other answer (404, another definition) is not
+// this registry.
 func (r *Runner) isSelf(ctx context.Context, e Exporter, d *destination) bool {
 	key := selfKey(e)
 	now := r.opts.Now()
@@ -65,7 +68,8 @@ func (r *Runner) isSelf(ctx context.Context, e Exporter, d *destination) bool {
 	switch {
 	case err == nil:
 		c = selfEntry{self: sameDefinition(e, got), known: true, at: now}
-	case errors.As(err, &answered) && answered.Status != http.StatusTooManyRequests && answered.Status < 500:
+	case errors.As(err, &answered) && answered.Status < 500 && answered.Status != http.StatusTooManyRequests &&
+		answered.Status != http.StatusUnauthorized && answered.Status != http.StatusForbidden:
 		c = selfEntry{known: true, at: now}
 	default:
 		c.at = now // unknown: the last answer, if any, stands
