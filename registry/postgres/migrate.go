@@ -94,6 +94,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, key int32) error {
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
 			}
+			if after := afterMigration[m.name]; after != nil {
+				if err := after(ctx, tx); err != nil {
+					return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+				}
+			}
 			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
 				return fmt.Errorf("migrate: record %s: %w", m.name, err)
 			}

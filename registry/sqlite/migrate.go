@@ -91,6 +91,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate: apply %s: %w", m.name, err)
 		}
+		if after := afterMigration[m.name]; after != nil {
+			if err := after(ctx, tx); err != nil {
+				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, m.version, m.name); err != nil {
 			return fmt.Errorf("migrate: record %s: %w", m.name, err)
 		}

@@ -28,6 +28,11 @@ const (
 
 var upgradeRRefs = []registry.Reference{{Name: "P", Subject: "plain", Version: 1}, {Name: "B", Subject: ":.foo:baz", Version: 1}}
 
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 func upgradeFingerprint(text string, refs []registry.Reference) string {
 	return registry.Fingerprint(compat.SchemaType("AVRO"), text, refs, nil, nil)
 }
@@ -190,6 +195,17 @@ func CheckPreContextUpgrade(t *testing.T, store registry.Store) {
 	}
 	if d.MaxSchemaID != 4 {
 		t.Errorf("exported default mark = %d; want 4", d.MaxSchemaID)
+	}
+
+	// The copy of R is identified in .foo as a registration there
+	// computes it (with :.:plain): registered again under another .foo
+	// subject, and looked up, it is ID 3.
+	rAgain := `{"schema":` + strconvQuote(upgradeR) + `,"references":[{"name":"P","subject":":.:plain","version":1},{"name":"B","subject":":.foo:baz","version":1}]}`
+	if code, resp := do("POST", "/subjects/:.foo:again/versions", rAgain); code != http.StatusOK || !strings.Contains(resp, `"id":3`) {
+		t.Errorf("R registered again in .foo = %d %s; want ID 3 (the copy's)", code, resp)
+	}
+	if code, resp := do("POST", "/subjects/:.foo:bar", rAgain); code != http.StatusOK || !strings.Contains(resp, `"id":3`) || !strings.Contains(resp, `"version":2`) {
+		t.Errorf("lookup of R in :.foo:bar = %d %s; want version 2, ID 3", code, resp)
 	}
 
 	// A new .foo schema, referencing the default context's plain, goes
