@@ -94,11 +94,14 @@ var publicKeys = map[string]bool{
 }
 
 // secretKey reports whether config key k may hold a credential: every
-// key but publicKeys (an allow-list, so that sasl.jaas.config, an
+// key but publicKeys and durations (*.ms) (an allow-list, so that sasl.jaas.config, an
 // apikey or any key Charter does not know is never answered, audited
 // or stored in clear).
 func secretKey(k string) bool {
-	return !publicKeys[strings.ToLower(k)]
+	l := strings.ToLower(k)
+	// A duration in milliseconds (timeout.ms, request.timeout.ms) is
+	// no secret.
+	return !publicKeys[l] && !strings.HasSuffix(l, ".ms")
 }
 
 // RedactConfig returns a copy of c with every credential's value
@@ -279,12 +282,13 @@ func validate(e Exporter) error {
 			return invalid(srerr.ErrInvalidExporterConfig, "config keys must have 1 to %d bytes and values at most %d", MaxConfigValue, MaxConfigValue)
 		}
 	}
-	u, ok := e.Config[ConfigURL]
-	if !ok || strings.TrimSpace(u) == "" {
-		return invalid(srerr.ErrInvalidExporterConfig, "config needs %s, the destination registry's URL", ConfigURL)
-	}
-	if _, err := CheckURL(u); err != nil {
-		return err
+	// As Confluent's, an exporter may be created without a destination
+	// yet: it waits in ERROR, its trace naming the missing URL, until a
+	// config update gives one.
+	if u, ok := e.Config[ConfigURL]; ok {
+		if _, err := CheckURL(u); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -71,16 +71,16 @@ func TestDestinationSubject(t *testing.T) {
 	}
 }
 
-// TestRedactConfig: only the keys known to hold no secret are answered
-// (an allow-list: sasl.jaas.config, an apikey or an unknown key is
-// hidden); a config sent back with the mask keeps the stored values.
+// TestRedactConfig: only the keys known to hold no secret and durations
+// (*.ms) are answered (an allow-list: sasl.jaas.config, an apikey or an
+// unknown key is hidden); a config sent back with the mask keeps the stored values.
 func TestRedactConfig(t *testing.T) {
 	c := map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: "u:p",
 		ConfigBearerToken: "tok", "ssl.key.password": "kp", "timeout.ms": "30000", "sasl.jaas.config": "jaas pw",
 		"apikey": "k", "Bearer.Auth.Credentials.Source": "STATIC_TOKEN", "bearer.auth.logical.cluster": "lsrc-1"}
 	r := RedactConfig(c)
 	for k, want := range map[string]string{ConfigURL: "https://sr", ConfigCredentialSource: "USER_INFO", ConfigUserInfo: Redacted,
-		ConfigBearerToken: Redacted, "ssl.key.password": Redacted, "timeout.ms": Redacted, "sasl.jaas.config": Redacted,
+		ConfigBearerToken: Redacted, "ssl.key.password": Redacted, "timeout.ms": "30000", "sasl.jaas.config": Redacted,
 		"apikey": Redacted, "Bearer.Auth.Credentials.Source": "STATIC_TOKEN", "bearer.auth.logical.cluster": "lsrc-1"} {
 		if r[k] != want {
 			t.Errorf("RedactConfig[%s] = %q, want %q", k, r[k], want)
