@@ -271,9 +271,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // of the committed state. Writes inside fn fail. fn's error is returned as
 // is.
 func (s *Store) View(ctx context.Context, fn func(registry.Tx) error) error {
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	pgTx, err := s.begin(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return err
 	}
 	defer rollback(pgTx)
 	if err := fn(&tx{q: pgTx}); err != nil {
@@ -316,9 +316,9 @@ func (s *Store) Update(ctx context.Context, fn func(registry.Tx) error) error {
 
 // update is one attempt of Update.
 func (s *Store) update(ctx context.Context, fn func(registry.Tx) error) error {
-	pgTx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	pgTx, err := s.begin(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return err
 	}
 	defer rollback(pgTx)
 	// One round trip: the lock, then (a statement later, so after the
