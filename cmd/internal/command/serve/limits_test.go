@@ -31,6 +31,10 @@ func TestFlagValidation(t *testing.T) {
 		{[]string{"--read-timeout", "0s"}, "invalid --read-timeout 0s: want a positive duration"},
 		{[]string{"--read-header-timeout", "-1s"}, "invalid --read-header-timeout -1s"},
 		{[]string{"--idle-timeout", "0"}, "invalid --idle-timeout 0s"},
+		{[]string{"--cache-bytes", "0"}, "invalid --cache-bytes 0: want a positive number of bytes, or -1 for none"},
+		{[]string{"--cache-bytes", "-2"}, "invalid --cache-bytes -2"},
+		{[]string{"--parsed-cache-bytes", "0"}, "invalid --parsed-cache-bytes 0: want a positive number of bytes, or -1 for none"},
+		{[]string{"--parsed-cache-bytes", "-5"}, "invalid --parsed-cache-bytes -5"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -30,12 +30,15 @@ type Operations struct {
 func addOperationsFlags(f *pflag.FlagSet, o *Operations) {
 	f.StringSliceVar(&o.CORSOrigins, "cors-origin", nil, "origin (scheme://host[:port]) whose browser pages may call the API with credentials, repeatable; \"*\": any origin, without credentials")
 	f.BoolVar(&o.MetricsPublic, "metrics-public", false, "serve GET /metrics without credentials when --auth-config is on (for Prometheus scrapers without a token)")
-	f.IntVar(&o.CacheBytes, "cache-bytes", api.DefaultCacheBytes, "byte budget of the in-memory view of read answers (latest, versions, lookups, subjects, config, mode), least recently used evicted first; -1 turns it off (it is off on PostgreSQL)")
+	f.IntVar(&o.CacheBytes, "cache-bytes", api.DefaultCacheBytes, "byte budget of the in-memory view of read answers (latest, versions, lookups, subjects, config, mode), least recently used evicted first; -1 turns it off (on PostgreSQL each request checks the database's write count first)")
 	f.BoolVar(&o.MetricsPerSubject, "metrics-per-subject", false, "add charter_subject_versions, one metric series per subject (many subjects make many series)")
 }
 
 // validate reports the first setting that cannot work.
 func (o Operations) validate() error {
+	if err := cacheBudget("--cache-bytes", o.CacheBytes); err != nil {
+		return err
+	}
 	for _, origin := range o.CORSOrigins {
 		if origin == "*" {
 			continue
@@ -54,4 +57,13 @@ func (o Operations) apiOptions(opts *api.Options) {
 	opts.CORSOrigins = o.CORSOrigins
 	opts.Metrics = api.MetricsOptions{Public: o.MetricsPublic, PerSubject: o.MetricsPerSubject}
 	opts.CacheBytes = o.CacheBytes
+}
+
+// cacheBudget checks a cache's byte budget flag: a positive number of
+// bytes, or -1 for none.
+func cacheBudget(flag string, n int) error {
+	if n > 0 || n == -1 {
+		return nil
+	}
+	return fmt.Errorf("invalid %s %d: want a positive number of bytes, or -1 for none", flag, n)
 }

@@ -96,6 +96,9 @@ func (c Config) Validate() error {
 	case c.MaxSchema <= 0:
 		return fmt.Errorf("invalid --max-schema-bytes %d: want a positive number of bytes", c.MaxSchema)
 	}
+	if err := cacheBudget("--parsed-cache-bytes", c.ParsedCacheBytes); err != nil {
+		return err
+	}
 	if err := c.Security.validate(); err != nil {
 		return err
 	}
