@@ -83,10 +83,42 @@ func main() {
 		}
 		return
 	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+}
+
+// validate refuses, before anything runs, settings that would measure
+// nothing or lose the result: counts and durations that are not
+// positive, and a --markdown file that cannot be written.
+func (o options) validate() error {
+	for _, c := range []struct {
+		flag string
+		n    int
+	}{{"--rounds", o.rounds}, {"--workers", o.workers}, {"--writers", o.writers}, {"--registers", o.registers}, {"--versions", o.versions}} {
+		if c.n <= 0 {
+			return fmt.Errorf("invalid %s %d: want a positive number", c.flag, c.n)
+		}
+	}
+	if o.duration <= 0 {
+		return fmt.Errorf("invalid --duration %s: want a positive duration such as 1s", o.duration)
+	}
+	if o.chain < 0 || o.ordinary < 0 {
+		return fmt.Errorf("invalid --chain %d or --ordinary %d: want 0 (skip) or more", o.chain, o.ordinary)
+	}
+	if o.markdown != "" {
+		f, err := os.OpenFile(o.markdown, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("--markdown: %w", err)
+		}
+		return f.Close()
+	}
+	return nil
 }
 
 // server is one side of the comparison.
