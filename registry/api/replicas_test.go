@@ -49,7 +49,9 @@ func replicaPair(t *testing.T) (a http.Handler, shared *sharedStore, b http.Hand
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "charter.db")
 	open := func() *sqlite.Store {
-		st, err := sqlite.Open(t.Context(), path)
+		// Shared: two stores own one file only in a test (a real
+		// second process is refused).
+		st, err := sqlite.OpenWith(t.Context(), path, sqlite.Options{Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // migrationFiles holds the schema migrations, migrations/NNNN_name.sql,
@@ -57,6 +58,27 @@ func migrations(fsys fs.FS) ([]migration, error) {
 		}
 	}
 	return ms, nil
+}
+
+// checkMigrated fails unless db, which another process owns, records every
+// migration this binary knows: a read-only store applies none there.
+func checkMigrated(ctx context.Context, db *sql.DB, dbPath string) error {
+	ms, err := migrations(migrationFiles)
+	if err != nil {
+		return err
+	}
+	var current int
+	err = db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current)
+	if err != nil && !strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("migrate: read schema version: %w", err)
+	}
+	switch {
+	case current > len(ms):
+		return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d", current, len(ms))
+	case current < len(ms):
+		return fmt.Errorf("database %s lacks migrations this binary knows (schema version %d, want %d) and another charter process owns it, so they cannot be applied: stop it, or read the database with the Charter it runs", dbPath, current, len(ms))
+	}
+	return nil
 }
 
 // migrate applies the migrations that db has not recorded in

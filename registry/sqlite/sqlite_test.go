@@ -362,6 +362,13 @@ read:
 			break read
 		}
 	}
+	// The child owns the file: a second store is refused, naming it.
+	if len(printed) > 0 {
+		_, err := sqlite.Open(t.Context(), path)
+		if !errors.Is(err, sqlite.ErrInUse) || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("(pid %d)", cmd.Process.Pid)) {
+			t.Errorf("Open while the child owns the file: %v, want ErrInUse naming pid %d", err, cmd.Process.Pid)
+		}
+	}
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL on Unix
 		t.Fatal(err)
 	}
@@ -377,6 +384,7 @@ read:
 		t.Fatalf("child did not die of SIGKILL: %v; stderr:\n%s", waitErr, stderr.String())
 	}
 
+	// The kernel released the dead child's lock: the file is not stale.
 	s, err := sqlite.Open(t.Context(), path)
 	if err != nil {
 		t.Fatalf("reopen after kill -9: %v", err)

@@ -18,15 +18,22 @@
 // WAL, but may lose the last commits on power loss; the fsync costs a few
 // milliseconds per registration, which a schema registry can afford.)
 //
-// Other processes may open the same file: busy_timeout makes them wait for
-// each other's write transactions instead of failing.
+// One process owns the file: [Open] takes an exclusive advisory lock on
+// <database>.lock, held until Close, and a second Open of the file, in this
+// process or another, fails at once with an [*InUseError] naming the owner's
+// PID. A store's answers (and the API's exact view of them) are only right
+// while it is the one writer; replicas share PostgreSQL. A read-only store
+// ([Options.ReadOnly]) may open a file another process owns; busy_timeout
+// makes its reads wait for the owner's locks instead of failing.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -52,22 +59,38 @@ type Store struct {
 	// Prepared statements of each database (stmt.go).
 	writeStmts, readStmts *stmtCache
 	group                 group // group commit (group.go)
+	// owner is the lock that makes this store the file's one writer; nil
+	// for a read-only or shared store.
+	owner *ownership
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies
 // the pending migrations in one transaction. The parent directory must
 // exist. It fails with a wrapped driver error when path cannot be opened as a
 // database (a directory, a file that is not SQLite, no permission) or when
-// the database was migrated by a newer Charter.
+// the database was migrated by a newer Charter. The store owns the file
+// until Close: while another store (of this process or another) owns it,
+// Open fails at once, before writing anything, with an [*InUseError]
+// (errors.Is(err, [ErrInUse])), whose message names the file and the
+// owner's PID.
 func Open(ctx context.Context, path string) (*Store, error) {
-	s, err := open(ctx, path)
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is [Open] with opts.
+func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	s, err := open(ctx, path, opts)
 	if err != nil {
+		var inUse *InUseError
+		if errors.As(err, &inUse) {
+			return nil, err // it names the file
+		}
 		return nil, fmt.Errorf("open sqlite store %q: %w", path, err)
 	}
 	return s, nil
 }
 
-func open(ctx context.Context, path string) (*Store, error) {
+func open(ctx context.Context, path string, opts Options) (_ *Store, err error) {
 	if path == "" {
 		return nil, fmt.Errorf("empty path")
 	}
@@ -75,17 +98,62 @@ func open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	write, err := sql.Open("sqlite", dsn(abs, false))
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		// No lock file beside a directory: the driver's error.
+		if err := probe(ctx, abs); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("is a directory")
+	}
+	var owner *ownership
+	if !opts.Shared {
+		owner, err = own(path, abs)
+		var inUse *InUseError
+		if errors.As(err, &inUse) && opts.ReadOnly {
+			owner, err = nil, nil // a reader beside the owner
+		}
+		if err != nil && !errors.As(err, &inUse) {
+			// The driver's reason first (a missing directory, no
+			// permission): it is what the lock file met too.
+			if perr := probe(ctx, abs); perr != nil {
+				return nil, perr
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			_ = owner.release()
+		}
+	}()
+	beside := owner == nil && !opts.Shared // a reader beside the owner
+	write, err := openWrite(abs, beside)
 	if err != nil {
 		return nil, err
 	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	write.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, write); err != nil {
+	if beside {
+		err = checkMigrated(ctx, write, path)
+	} else {
+		err = migrate(ctx, write)
+	}
+	if err != nil {
 		write.Close()
 		return nil, err
+	}
+	if opts.ReadOnly && !beside {
+		// Migrated: from now on the store never writes, and it gives the
+		// file up to whoever comes to own it.
+		write.Close()
+		if write, err = openWrite(abs, true); err != nil {
+			return nil, err
+		}
+		if err := owner.release(); err != nil {
+			write.Close()
+			return nil, err
+		}
+		owner = nil
 	}
 
 	read, err := sql.Open("sqlite", dsn(abs, true))
@@ -104,7 +172,32 @@ func open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	return &Store{write: write, read: read, writeSlot: make(chan struct{}, 1),
-		writeStmts: newStmtCache(write), readStmts: newStmtCache(read)}, nil
+		writeStmts: newStmtCache(write), readStmts: newStmtCache(read), owner: owner}, nil
+}
+
+// probe is the driver's error opening the database at abs, nil if it
+// opens; it writes nothing.
+func probe(ctx context.Context, abs string) error {
+	db, err := sql.Open("sqlite", dsn(abs, true))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.PingContext(ctx)
+}
+
+// openWrite is the pool of the one write connection (query_only if
+// readOnly).
+func openWrite(abs string, readOnly bool) (*sql.DB, error) {
+	write, err := sql.Open("sqlite", dsn(abs, readOnly))
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	return write, nil
 }
 
 // dsn is the modernc.org/sqlite data source name for the file at abs, an
@@ -170,13 +263,16 @@ func run(ctx context.Context, db *sql.DB, stmts *stmtCache, opts *sql.TxOptions,
 	return nil
 }
 
-// Close closes both connection pools. SQLite checkpoints the WAL into the
-// database file when the last connection closes.
+// Close closes both connection pools, then gives up the ownership of the
+// file. SQLite checkpoints the WAL into the database file when the last
+// connection closes.
 func (s *Store) Close() error {
 	s.readStmts.close()
 	s.writeStmts.close()
 	rerr := s.read.Close()
 	werr := s.write.Close()
+	_ = s.owner.release()
+	s.owner = nil
 	if werr != nil {
 		return fmt.Errorf("close sqlite store: %w", werr)
 	}

@@ -2,6 +2,7 @@ package clitest_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -268,6 +269,20 @@ func TestMigrate(t *testing.T) {
 	s2, c2 := serveDB(t, file2)
 	c2.Day(backupDay)
 	checkRestored(t, src, s2, b, "migrator")
+	// A destination a server owns is refused before anything is written:
+	// that server's answers would go stale.
+	before := filepath.Join(t.TempDir(), "before.json")
+	runOK(t, "--registry", s2, "export", "--file", before)
+	r = clitest.Run(t, "migrate", "--from", from, "--to", file2, "--merge")
+	inUse := fmt.Sprintf("migrate: --to: database %s is in use by another charter process (pid %d): Charter's SQLite store serves one process; use PostgreSQL for replicas", file2, os.Getpid())
+	if r.Code != cli.ExitError || !strings.Contains(r.Stderr, inUse) {
+		t.Errorf("migrate into a served file: %+v, want exit 2 saying %q", r, inUse)
+	}
+	after := filepath.Join(t.TempDir(), "after.json")
+	runOK(t, "--registry", s2, "export", "--file", after)
+	if !bytes.Equal(must(os.ReadFile(before)), must(os.ReadFile(after))) {
+		t.Errorf("migrate into a served file wrote into it")
+	}
 
 	pg := backupDB(t, "postgres")
 	r = runOK(t, "migrate", "--from", from, "--to", pg)

@@ -126,8 +126,15 @@ type migration struct {
 	log *slog.Logger
 }
 
-func (m *migration) service(ctx context.Context, db, role string) (*registry.Service, func(), error) {
-	st, err := serve.OpenDatabase(ctx, db, m.log)
+// service is the Service over db; a source (readOnly) is opened read-only,
+// so that a SQLite file a running server owns can be read beside it, while
+// a destination is owned, refused when a server owns it.
+func (m *migration) service(ctx context.Context, db, role string, readOnly bool) (*registry.Service, func(), error) {
+	open := serve.OpenDatabase
+	if readOnly {
+		open = serve.OpenDatabaseReadOnly
+	}
+	st, err := open(ctx, db, m.log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("migrate: %s: %w", role, err)
 	}
@@ -138,12 +145,12 @@ func (m *migration) service(ctx context.Context, db, role string) (*registry.Ser
 // run copies, verifies and returns the report and a warning for a source
 // that changed meanwhile.
 func (m *migration) run(ctx context.Context) (registry.ImportReport, string, error) {
-	src, closeSrc, err := m.service(ctx, m.from, "--from")
+	src, closeSrc, err := m.service(ctx, m.from, "--from", true)
 	if err != nil {
 		return registry.ImportReport{}, "", err
 	}
 	defer closeSrc()
-	dst, closeDst, err := m.service(ctx, m.to, "--to")
+	dst, closeDst, err := m.service(ctx, m.to, "--to", false)
 	if err != nil {
 		return registry.ImportReport{}, "", err
 	}

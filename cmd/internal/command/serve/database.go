@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -77,13 +78,24 @@ func displayDB(db string) string {
 	return u.Redacted()
 }
 
-// openStore opens the store cfg.DB names, applying its migrations.
+// openStore opens the store cfg.DB names, applying its migrations. A
+// SQLite file is owned by this process until the store is closed: another
+// charter process that owns it makes the open fail at once with
+// sqlite.ErrInUse (a line naming the file and that process).
 func openStore(ctx context.Context, cfg Config, log *slog.Logger) (registry.Store, error) {
+	return openStoreWith(ctx, cfg, log, sqlite.Options{})
+}
+
+// openStoreWith is openStore with the SQLite options opts.
+func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, opts sqlite.Options) (registry.Store, error) {
 	if !isPostgres(cfg.DB) {
 		if err := checkDBPath(cfg.DB); err != nil {
 			return nil, err
 		}
-		store, err := sqlite.Open(ctx, cfg.DB)
+		store, err := sqlite.OpenWith(ctx, cfg.DB, opts)
+		if errors.Is(err, sqlite.ErrInUse) {
+			return nil, err // one line, naming the file and its owner
+		}
 		if err != nil {
 			return nil, fmt.Errorf("open database: %w", err)
 		}
@@ -108,11 +120,25 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger) (registry.Stor
 
 // OpenDatabase opens the store db names (a SQLite file path, created if
 // missing, or a postgres:// URL) with the default settings, applying its
-// migrations: charter migrate opens its two databases with it.
+// migrations: charter migrate opens its destination with it. A SQLite file
+// another charter process owns (a running charter serve) is refused with
+// sqlite.ErrInUse: writing it would leave that server's answers stale.
 func OpenDatabase(ctx context.Context, db string, log *slog.Logger) (registry.Store, error) {
-	cfg := Config{DB: db, Database: Database{PoolSize: postgres.DefaultMaxConns, StatementTimeout: postgres.DefaultStatementTimeout,
+	return openStoreWith(ctx, defaultConfig(db), log, sqlite.Options{})
+}
+
+// OpenDatabaseReadOnly is OpenDatabase for a store that is only read
+// (charter migrate's source): a SQLite file a running charter serve owns is
+// opened beside it, read-only (sqlite.Options.ReadOnly), since a reader
+// cannot stale the server's answers.
+func OpenDatabaseReadOnly(ctx context.Context, db string, log *slog.Logger) (registry.Store, error) {
+	return openStoreWith(ctx, defaultConfig(db), log, sqlite.Options{ReadOnly: true})
+}
+
+// defaultConfig is the Config of db with the default database settings.
+func defaultConfig(db string) Config {
+	return Config{DB: db, Database: Database{PoolSize: postgres.DefaultMaxConns, StatementTimeout: postgres.DefaultStatementTimeout,
 		Retries: postgres.DefaultRetries, CacheRefresh: postgres.DefaultCacheRefresh}}
-	return openStore(ctx, cfg, log)
 }
 
 // DisplayDB is db as logs and messages show it: a URL without its
