@@ -267,11 +267,23 @@ func (s *Service) Register(ctx context.Context, subject string, req RegisterRequ
 		return SubjectSchema{}, err
 	}
 	var created compat.Schema
-	err = s.update(ctx, "register schema", func(tx Tx) error {
+	first := withWarmOutside(ctx)
+	err = s.update(first, "register schema", func(tx Tx) error {
 		var err error
-		created, err = r.run(ctx, tx)
+		created, err = r.run(first, tx)
 		return err
 	})
+	if cold, ok := errors.AsType[*coldSummary](err); ok {
+		// The subject's summary was not cached (a restart, an
+		// eviction): built outside the write transaction, then judged
+		// again in a new one (summary.go, warmSummary).
+		s.warmSummary(ctx, cold)
+		err = s.update(ctx, "register schema", func(tx Tx) error {
+			var err error
+			created, err = r.run(ctx, tx)
+			return err
+		})
+	}
 	if r.verdict != nil {
 		s.verdict(*r.verdict)
 	}

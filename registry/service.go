@@ -371,9 +371,11 @@ func (s *Service) update(ctx context.Context, op string, fn func(Tx) error) erro
 	defer s.bumpGeneration()
 	err := storeErr(op, s.timed(op, true, func() error { return s.store.Update(ctx, fn) }))
 	var api *srerr.APIError
-	if err != nil && !errors.As(err, &api) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		// Not the answer of fn, nor its client gone, but a failure of
-		// the store (a commit, say): what the caches learned in the
+	var cold *coldSummary
+	if err != nil && !errors.As(err, &api) && !errors.As(err, &cold) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		// Not the answer of fn, nor its client gone, nor a registration
+		// leaving to build its summary outside (coldSummary), but a
+		// failure of the store (a commit, say): what the caches learned in the
 		// transaction, schema IDs of writes that may be rolled back, is
 		// dropped with the rest.
 		s.parsed.clear()

@@ -28,6 +28,13 @@ type summaryCache struct {
 	used   int
 	lru    *list.List // of *summaryEntry, most recent first
 	m      map[summaryKey]*list.Element
+	// gen counts the clears: a summary built outside the write
+	// transaction (warm) is kept only when no clear came after its
+	// read transaction could have begun.
+	gen uint64
+	// building are the warms under way, by subject and type: a
+	// registration that finds one waits for it instead of building too.
+	building map[summaryKey]chan struct{}
 }
 
 type summaryKey struct {
@@ -42,7 +49,47 @@ type summaryEntry struct {
 }
 
 func newSummaryCache(budget int) *summaryCache {
-	return &summaryCache{budget: budget, lru: list.New(), m: make(map[summaryKey]*list.Element)}
+	return &summaryCache{budget: budget, lru: list.New(), m: make(map[summaryKey]*list.Element),
+		building: make(map[summaryKey]chan struct{})}
+}
+
+// getAt is get, but only while the cache has not been cleared since
+// generation gen (nil after a clear).
+func (c *summaryCache) getAt(subject string, f compat.Summarizer, typ compat.SchemaType, gen uint64) compat.Summary {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return nil
+	}
+	k := summaryKey{subject, typ}
+	if el, ok := c.m[k]; ok {
+		c.lru.MoveToFront(el)
+		return el.Value.(*summaryEntry).sum
+	}
+	e := &summaryEntry{key: k, sum: f.NewSummary()}
+	c.m[k] = c.lru.PushFront(e)
+	return e.sum
+}
+
+// startWarm returns the warm of k under way (lead false: wait for done),
+// or records a new one that the caller leads (lead true: call endWarm),
+// with the generation its read transaction is checked against.
+func (c *summaryCache) startWarm(k summaryKey) (done chan struct{}, gen uint64, lead bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.building[k]; ok {
+		return ch, 0, false
+	}
+	ch := make(chan struct{})
+	c.building[k] = ch
+	return ch, c.gen, true
+}
+
+func (c *summaryCache) endWarm(k summaryKey, done chan struct{}) {
+	c.mu.Lock()
+	delete(c.building, k)
+	c.mu.Unlock()
+	close(done)
 }
 
 // get returns the summary of subject in f's type, a new one when none is
@@ -92,6 +139,7 @@ func (c *summaryCache) clear() {
 	clear(c.m)
 	c.lru.Init()
 	c.used = 0
+	c.gen++
 	c.mu.Unlock()
 }
 
@@ -110,6 +158,19 @@ func (s *Service) compatibility(ctx context.Context, tx Tx, subject string, f co
 		return s.checkCompatibility(ctx, tx, f, next, level, versions)
 	}
 	sum := s.summaries.get(subject, sz, f.Type())
+	if warmOutside(ctx) {
+		unknown := 0
+		for _, v := range versions {
+			if _, known := sum.Known(v.SchemaID); !known {
+				unknown++
+			}
+		}
+		if unknown > coldVersions {
+			// A registration in the write transaction: the summary is
+			// built (warm) outside it, and the registration run again.
+			return compat.Result{}, nil, &coldSummary{subject: subject, format: f, sz: sz}
+		}
+	}
 	var (
 		keyed []compat.Keyed
 		rest  []SubjectVersion
@@ -205,4 +266,95 @@ func (s *Service) parseTransient(ctx context.Context, tx Tx, id SchemaKey) (comp
 		return nil, nil
 	}
 	return p, nil
+}
+
+// coldVersions is how many versions a summary may lack for a
+// registration to extend it in the write transaction; past it (after a
+// restart, an eviction or a clear), the registration leaves the
+// transaction and builds it outside (warmSummary).
+const coldVersions = 8
+
+type warmOutsideKey struct{}
+
+// withWarmOutside marks ctx as a registration's first attempt: a
+// transitive check that finds its summary cold returns *coldSummary
+// instead of building it in the write transaction.
+func withWarmOutside(ctx context.Context) context.Context {
+	return context.WithValue(ctx, warmOutsideKey{}, true)
+}
+
+func warmOutside(ctx context.Context) bool {
+	v, _ := ctx.Value(warmOutsideKey{}).(bool)
+	return v
+}
+
+// coldSummary is the error of a registration's first attempt whose
+// subject's summary lacks more than coldVersions versions.
+type coldSummary struct {
+	subject string
+	format  compat.Format
+	sz      compat.Summarizer
+}
+
+func (e *coldSummary) Error() string {
+	return fmt.Sprintf("compatibility summary of %s not built", e.subject)
+}
+
+// summaryWarmHook, when set (tests), is called by warmSummary in its
+// read transaction once the summary is built.
+var summaryWarmHook func(subject string)
+
+// warmSummary adds the live versions of c's subject to its summary in a
+// read transaction (s.view), outside the write transaction that every
+// registration of the store shares: parsing a long subject after a
+// restart then blocks no other subject's writes. Registrations finding
+// the same subject cold wait for one warm instead of each building.
+// Nothing it adds can be wrong later: a summary records schemas by ID,
+// which are immutable, and a clear (a forgotten ID, a failed commit)
+// coming after the read transaction could have begun discards what it
+// built (getAt). The registration's judgement in the write transaction
+// still adds the versions the summary does not know, so a version
+// registered or deleted meanwhile is compared as before. An error
+// (ctx's, a store's) only leaves the work to that judgement.
+func (s *Service) warmSummary(ctx context.Context, c *coldSummary) {
+	k := summaryKey{c.subject, c.format.Type()}
+	done, gen, lead := s.summaries.startWarm(k)
+	if !lead {
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
+		return
+	}
+	defer s.summaries.endWarm(k, done)
+	err := s.view(ctx, "build compatibility summary", func(tx Tx) error {
+		sum := s.summaries.getAt(c.subject, c.sz, k.typ, gen)
+		if sum == nil {
+			return nil
+		}
+		versions, err := subjectVersions(ctx, tx, c.subject)
+		if err != nil {
+			return err
+		}
+		for _, v := range live(versions) {
+			if _, known := sum.Known(v.SchemaID); known {
+				continue
+			}
+			p, err := s.parseTransient(ctx, tx, v.Key())
+			if err != nil {
+				return err
+			}
+			if p != nil {
+				sum.Add(v.SchemaID, p)
+			}
+		}
+		s.summaries.resize(c.subject, k.typ, sum)
+		if summaryWarmHook != nil {
+			summaryWarmHook(c.subject)
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.DebugContext(ctx, "compatibility summary not built outside the write transaction", "subject", c.subject, "err", err)
+	}
 }
