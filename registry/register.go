@@ -462,7 +462,14 @@ func (r *registration) prepare(ctx context.Context, tx Tx) error {
 		}
 	}
 	raw := req
-	if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
+	// IMPORT stores metadata and ruleSet as sent: neither inherited from
+	// the latest version nor merged with the config's, as in Confluent
+	// (KafkaSchemaRegistry.register skips maybePopulateFromPrevious in
+	// IMPORT mode), so that a version copied again under its ID is the
+	// same schema even when a later version has metadata.
+	if r.mode == ModeImport {
+		req.Metadata, req.RuleSet = mergeMetadata(compactJSON(req.Metadata)), mergeRuleSets(compactJSON(req.RuleSet))
+	} else if req.Metadata, req.RuleSet, err = contract(ctx, tx, cfg, req, live(versions)); err != nil {
 		return err
 	}
 	req.Metadata = r.markConfluentVersion(req.Metadata, versions)
