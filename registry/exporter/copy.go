@@ -47,7 +47,7 @@ func (r *Runner) export(ctx context.Context, e Stored, all []Stored) (int, error
 			subjects = append(subjects, s)
 		}
 	}
-	c := &copier{r: r, e: e.Exporter, dst: dst, progress: progress, done: map[versionKey]bool{}, imported: map[string]bool{}}
+	c := &copier{r: r, e: e.Exporter, dst: dst, progress: progress, done: map[versionKey]bool{}, imported: map[string]bool{}, setThisCycle: map[string]bool{}}
 	defer func() {
 		if c.more {
 			r.mu.Lock()
@@ -182,6 +182,9 @@ type copier struct {
 	progress map[string]Progress
 	done     map[versionKey]bool
 	imported map[string]bool
+	// setThisCycle holds the destination subjects this cycle put in
+	// IMPORT mode.
+	setThisCycle map[string]bool
 	// more is set when the cycle stopped at MaxPerCycle.
 	more bool
 }
@@ -211,6 +214,15 @@ func (c *copier) versions(ctx context.Context, subject Subject, p *Progress, lim
 	// new history) may meet versions the destination holds already: one
 	// that holds another schema is not replaced (IMPORT would replace it
 	// and forget its ID there), the cycle fails saying so.
+	if p.Version == 0 {
+		// From scratch, the destination subject's mode is not known:
+		// it may have been deleted permanently since (the remedy the
+		// trace below gives), which removes its IMPORT mode. The first
+		// copy sets it again, unless this cycle did (a referrer's copy).
+		if !c.setThisCycle[dest] {
+			delete(c.imported, dest)
+		}
+	}
 	var held map[int]int64
 	if p.Version == 0 && len(subject.Versions) > 0 && len(subject.IDs) == len(subject.Versions) {
 		var err error
@@ -376,11 +388,30 @@ func (c *copier) version(ctx context.Context, subject string, v int, depth int) 
 		if err := c.dst.setMode(ctx, dest, "IMPORT"); err != nil {
 			return fmt.Errorf("put %q in IMPORT mode: %w", dest, err)
 		}
-		c.imported[dest] = true
+		c.imported[dest], c.setThisCycle[dest] = true, true
 	}
-	if err := c.dst.register(ctx, dest, sv, refs); err != nil {
+	err = c.dst.register(ctx, dest, sv, refs)
+	if notImportMode(err) {
+		// The destination subject left IMPORT mode since it was set
+		// (deleted permanently there, or its mode changed): set it
+		// again and copy once more.
+		if err := c.dst.setMode(ctx, dest, "IMPORT"); err != nil {
+			return fmt.Errorf("put %q in IMPORT mode: %w", dest, err)
+		}
+		c.imported[dest], c.setThisCycle[dest] = true, true
+		err = c.dst.register(ctx, dest, sv, refs)
+	}
+	if err != nil {
 		return fmt.Errorf("copy %q version %d (ID %d) to %q: %w", subject, v, sv.ID, dest, err)
 	}
 	c.done[key] = true
 	return nil
+}
+
+// notImportMode reports whether err is a destination's refusal of a
+// registration with an ID because the subject is not in IMPORT mode
+// (42205 "Subject ... is not in import mode", Charter's and Confluent's).
+func notImportMode(err error) bool {
+	var de *destError
+	return errors.As(err, &de) && de.Code == 42205 && strings.Contains(strings.ToLower(de.Message), "not in import mode")
 }

@@ -167,6 +167,10 @@ type fakeDest struct {
 	// held are the IDs of the versions the destination holds, by subject
 	// and version (GET /subjects/...).
 	held map[string]map[int]int64
+	// modes, when not nil, are the subjects' modes (PUT /mode/...): a
+	// POST to a subject not in IMPORT is answered 42205, as Charter and
+	// Confluent answer a registration with an ID.
+	modes map[string]string
 }
 
 func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -209,6 +213,16 @@ func (d *fakeDest) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d.requests = append(d.requests, strings.TrimSpace(r.Method+" "+r.URL.RequestURI()+" "+string(b)))
+	if subject, ok := strings.CutPrefix(r.URL.Path, "/mode/"); ok && r.Method == http.MethodPut && d.modes != nil {
+		var body struct{ Mode string }
+		_ = json.Unmarshal(b, &body)
+		d.modes[subject] = body.Mode
+	}
+	if subject, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/subjects/"), "/versions"); ok && r.Method == http.MethodPost && d.modes != nil && d.modes[subject] != "IMPORT" {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		fmt.Fprintf(w, `{"error_code":42205,"message":"Subject %s is not in import mode: an explicit schema id is only accepted in IMPORT mode"}`, subject)
+		return
+	}
 	if r.Method == http.MethodPost && d.onPost != nil {
 		d.onPost()
 	}
@@ -611,7 +625,10 @@ func TestRunnerRecopiesReregistered(t *testing.T) {
 	e.src.purge("s")
 	e.src.add(Version{Subject: "s", Version: 1, ID: 10, Schema: `"string"`})
 	e.r.cycle(context.Background())
-	want := []string{`POST /subjects/:.m:s/versions {"id":10,"schema":"\"string\"","version":1}`}
+	// Its history new, the subject is copied from scratch: its IMPORT
+	// mode is set again (the destination's subject may have been
+	// deleted permanently meanwhile).
+	want := []string{`PUT /mode/:.m:s?force=true {"mode":"IMPORT"}`, `POST /subjects/:.m:s/versions {"id":10,"schema":"\"string\"","version":1}`}
 	if got := e.dest.take(); !slices.Equal(got, want) {
 		t.Errorf("after the new registration sent\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -792,5 +809,82 @@ func TestRunnerIsolatesExporters(t *testing.T) {
 		case <-time.After(2 * time.Second):
 			t.Fatalf("version %d not copied within 2s while the other destination hangs", v)
 		}
+	}
+}
+
+// TestRunnerRemedyRecopy: the remedy the trace of a re-registered
+// subject gives works as written. Version 1 copied with ID 5, the source
+// subject deleted permanently and registered again (version 1 is ID 7):
+// ERROR, the destination holding ID 5; once the destination's subject
+// is deleted permanently (its IMPORT mode gone with it) and the exporter
+// resumed, the subject is put in IMPORT mode again and version 1 copied
+// with ID 7, RUNNING. A destination subject that leaves IMPORT mode
+// otherwise (its mode deleted) is set again and the copy retried once.
+func TestRunnerRemedyRecopy(t *testing.T) {
+	e := newRunnerEnv(t)
+	e.dest.modes = map[string]string{}
+	e.src.add(Version{Subject: "s", Version: 1, ID: 5, Schema: `"int"`})
+	e.create(t, Exporter{Name: "x", ContextType: ContextCustom, Context: "m", Config: map[string]string{ConfigURL: e.url}})
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateRunning {
+		t.Fatalf("first cycle: status = %+v, want RUNNING", st)
+	}
+	e.dest.take()
+	e.dest.mu.Lock()
+	e.dest.held = map[string]map[int]int64{":.m:s": {1: 5}}
+	e.dest.mu.Unlock()
+
+	e.src.purge("s")
+	e.src.add(Version{Subject: "s", Version: 1, ID: 7, Schema: `"string"`})
+	e.r.cycle(context.Background())
+	st := e.status("x")
+	remedy := "delete the destination's subject permanently, then resume the exporter"
+	if st.State != StateError || !strings.Contains(st.Trace, "is ID 7 at the source but ID 5 was copied") || !strings.Contains(st.Trace, remedy) {
+		t.Fatalf("status = %+v, want ERROR with the remedy", st)
+	}
+
+	// The remedy: the destination's subject deleted permanently (its
+	// versions and mode gone), the exporter resumed.
+	e.dest.mu.Lock()
+	e.dest.held = nil
+	delete(e.dest.modes, ":.m:s")
+	e.dest.mu.Unlock()
+	e.dest.take()
+	if err := e.store.Update(context.Background(), func(tx Tx, _ Audit) error {
+		cur, _, err := tx.Exporter(context.Background(), "x")
+		if err != nil {
+			return err
+		}
+		cur.State, cur.Trace = StateRunning, ""
+		return tx.PutExporter(context.Background(), cur)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.now = e.now.Add(time.Hour)
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateRunning {
+		t.Fatalf("after the remedy: status = %+v, want RUNNING", st)
+	}
+	got := e.dest.take()
+	want := `POST /subjects/:.m:s/versions {"id":7,"schema":"\"string\"","version":1}`
+	if !slices.Contains(got, want) || e.dest.modes[":.m:s"] != "IMPORT" {
+		t.Fatalf("after the remedy sent\n%s\nwant %s, the subject in IMPORT (modes %v)", strings.Join(got, "\n"), want, e.dest.modes)
+	}
+
+	// The destination subject's mode deleted, the source's history
+	// unchanged: a new version is refused 42205, IMPORT set, copied.
+	e.dest.mu.Lock()
+	delete(e.dest.modes, ":.m:s")
+	e.dest.mu.Unlock()
+	e.src.add(Version{Subject: "s", Version: 2, ID: 8, Schema: `"long"`})
+	e.r.cycle(context.Background())
+	if st := e.status("x"); st.State != StateRunning {
+		t.Fatalf("mode gone: status = %+v, want RUNNING", st)
+	}
+	got = e.dest.take()
+	post := `POST /subjects/:.m:s/versions {"id":8,"schema":"\"long\"","version":2}`
+	want2 := []string{post, `PUT /mode/:.m:s?force=true {"mode":"IMPORT"}`, post}
+	if len(got) < 3 || !slices.Equal(got[:3], want2) {
+		t.Fatalf("mode gone: sent\n%s\nwant first\n%s", strings.Join(got, "\n"), strings.Join(want2, "\n"))
 	}
 }
