@@ -366,3 +366,67 @@ func TestExporterIntoItself(t *testing.T) {
 	// Producers keep writing to the source's subjects.
 	a.mustDo(t, http.MethodPost, "/subjects/self-value/versions", map[string]string{"schema": eventSchema(0, 2)}, http.StatusOK)
 }
+
+// TestExporterRemedyAndRecopy: the remedy an exporter's ERROR trace
+// gives for a subject deleted permanently and registered again at the
+// source works as written (delete the destination's subject
+// permanently, resume: RUNNING, the new ID copied), and a reset that
+// copies again a version without metadata under one with metadata is
+// harmless (RUNNING, the IDs kept; it failed 42205 when the re-sent
+// version inherited the later version's metadata).
+func TestExporterRemedyAndRecopy(t *testing.T) {
+	a, b := startServer(t), startServer(t)
+	cfg := map[string]string{"schema.registry.url": b.URL}
+
+	// B: the remedy.
+	first := decodeJSON[registerResponse](t, "register", a.mustDo(t, http.MethodPost, "/subjects/re-value/versions", map[string]string{"schema": eventSchema(0, 1)}, http.StatusOK))
+	a.mustDo(t, http.MethodPost, "/exporters", map[string]any{
+		"name": "re", "contextType": "CUSTOM", "context": ".m", "subjects": []string{"re-value"}, "config": cfg,
+	}, http.StatusOK)
+	waitStatus(t, a, "re", 30*time.Second, "RUNNING at offset 1", func(s exporterStatus) bool { return s.State == "RUNNING" && s.Offset == 1 })
+	a.mustDo(t, http.MethodDelete, "/subjects/re-value", nil, http.StatusOK)
+	a.mustDo(t, http.MethodDelete, "/subjects/re-value?permanent=true", nil, http.StatusOK)
+	again := decodeJSON[registerResponse](t, "register", a.mustDo(t, http.MethodPost, "/subjects/re-value/versions", map[string]string{"schema": eventSchema(1, 1)}, http.StatusOK))
+	if again.ID == first.ID {
+		t.Fatalf("the new registration has the old ID %d", again.ID)
+	}
+	remedy := "delete the destination's subject permanently, then resume the exporter"
+	st := waitStatus(t, a, "re", 30*time.Second, "ERROR", func(s exporterStatus) bool { return s.State == "ERROR" })
+	if !strings.Contains(st.Trace, remedy) {
+		t.Fatalf("trace %q, want the remedy %q", st.Trace, remedy)
+	}
+	b.mustDo(t, http.MethodDelete, "/subjects/:.m:re-value", nil, http.StatusOK)
+	b.mustDo(t, http.MethodDelete, "/subjects/:.m:re-value?permanent=true", nil, http.StatusOK)
+	a.mustDo(t, http.MethodPut, "/exporters/re/resume", nil, http.StatusOK)
+	waitStatus(t, a, "re", 30*time.Second, "RUNNING", func(s exporterStatus) bool { return s.State == "RUNNING" })
+	got := decodeJSON[registerResponse](t, "version", b.mustDo(t, http.MethodGet, "/subjects/:.m:re-value/versions/1", nil, http.StatusOK))
+	if got.ID != again.ID {
+		t.Errorf("B :.m:re-value version 1: id %d, want the new %d", got.ID, again.ID)
+	}
+	if body := string(b.mustDo(t, http.MethodGet, "/mode/:.m:re-value", nil, http.StatusOK)); !strings.Contains(body, "IMPORT") {
+		t.Errorf("B :.m:re-value mode %s, want IMPORT", body)
+	}
+
+	// E: a reset copies v1 (no metadata) again under v2 (metadata).
+	a.mustDo(t, http.MethodPost, "/subjects/meta-value/versions", map[string]string{"schema": eventSchema(2, 1)}, http.StatusOK)
+	a.mustDo(t, http.MethodPost, "/subjects/meta-value/versions", map[string]any{"schema": eventSchema(2, 2), "metadata": map[string]any{"properties": map[string]string{"owner": "team-a"}}}, http.StatusOK)
+	a.mustDo(t, http.MethodPost, "/exporters", map[string]any{
+		"name": "meta", "contextType": "CUSTOM", "context": ".e", "subjects": []string{"meta-value"}, "config": cfg,
+	}, http.StatusOK)
+	waitStatus(t, a, "meta", 30*time.Second, "RUNNING at offset 2", func(s exporterStatus) bool { return s.State == "RUNNING" && s.Offset == 2 })
+	a.mustDo(t, http.MethodPut, "/exporters/meta/reset", nil, http.StatusOK)
+	waitStatus(t, a, "meta", 30*time.Second, "RUNNING at offset 2 after the reset", func(s exporterStatus) bool {
+		return s.State == "RUNNING" && s.Offset == 2
+	})
+	time.Sleep(time.Second)
+	if st := waitStatus(t, a, "meta", time.Second, "RUNNING", func(s exporterStatus) bool { return true }); st.State != "RUNNING" || st.Trace != "" {
+		t.Errorf("after the reset: status %+v, want RUNNING without a trace", st)
+	}
+	for v := 1; v <= 2; v++ {
+		src := decodeJSON[registerResponse](t, "version", a.mustDo(t, http.MethodGet, "/subjects/meta-value/versions/"+fmt.Sprint(v), nil, http.StatusOK))
+		dst := decodeJSON[registerResponse](t, "version", b.mustDo(t, http.MethodGet, "/subjects/:.e:meta-value/versions/"+fmt.Sprint(v), nil, http.StatusOK))
+		if src.ID != dst.ID {
+			t.Errorf("meta-value version %d: B id %d, want %d", v, dst.ID, src.ID)
+		}
+	}
+}
