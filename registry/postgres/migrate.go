@@ -91,6 +91,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, key int32) error {
 			return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d", current, len(ms))
 		}
 		for _, m := range ms[current:] {
+			if before := beforeMigration[m.name]; before != nil {
+				if err := before(ctx, tx); err != nil {
+					return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+				}
+			}
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
 			}

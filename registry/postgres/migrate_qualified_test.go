@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/postgres/pgtest"
 	"github.com/charter-dev/charter/registry/storetest"
 )
@@ -16,6 +17,17 @@ import (
 // references, and exports (storetest.CheckPreContextUpgrade). As
 // registry/sqlite's TestMigration0008.
 func TestMigration0007(t *testing.T) {
+	t.Run("qualified", func(t *testing.T) {
+		migratePreContext(t, storetest.PreContextUpgradeRows("false"), storetest.CheckPreContextUpgrade)
+	})
+	// Subjects the API would not reach as stored (":.foo" beside ":.foo:",
+	// ":.:x" beside "x", ":.:") are renamed (storetest.CheckPreContextCollisions).
+	t.Run("unnormalised", func(t *testing.T) {
+		migratePreContext(t, storetest.PreContextCollisionRows("false"), storetest.CheckPreContextCollisions)
+	})
+}
+
+func migratePreContext(t *testing.T, rows []string, check func(*testing.T, registry.Store)) {
 	ctx := t.Context()
 	dsn := pgtest.DSN(t)
 	ms, err := migrations(migrationFiles)
@@ -30,7 +42,7 @@ func TestMigration0007(t *testing.T) {
 	for _, m := range ms[:3] {
 		stmts = append(stmts, m.sql, fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s')`, m.version, m.name))
 	}
-	stmts = append(stmts, storetest.PreContextUpgradeRows("false")...)
+	stmts = append(stmts, rows...)
 	for _, q := range stmts {
 		if _, err := conn.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -43,5 +55,5 @@ func TestMigration0007(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	storetest.CheckPreContextUpgrade(t, s)
+	check(t, s)
 }

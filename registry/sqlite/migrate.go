@@ -110,6 +110,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("migrate: database schema version %d is newer than this binary's %d", current, len(ms))
 	}
 	for _, m := range ms[current:] {
+		if before := beforeMigration[m.name]; before != nil {
+			if err := before(ctx, tx); err != nil {
+				return fmt.Errorf("migrate: apply %s: %w", m.name, err)
+			}
+		}
 		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 			return fmt.Errorf("migrate: apply %s: %w", m.name, err)
 		}

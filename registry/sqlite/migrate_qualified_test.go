@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"testing"
 
+	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/storetest"
 )
 
@@ -14,6 +15,17 @@ import (
 // subject's versions in .foo after the upgrade with the same IDs and
 // references, and exports (storetest.CheckPreContextUpgrade).
 func TestMigration0008(t *testing.T) {
+	t.Run("qualified", func(t *testing.T) {
+		migratePreContext(t, storetest.PreContextUpgradeRows("0"), storetest.CheckPreContextUpgrade)
+	})
+	// Subjects the API would not reach as stored (":.foo" beside ":.foo:",
+	// ":.:x" beside "x", ":.:") are renamed (storetest.CheckPreContextCollisions).
+	t.Run("unnormalised", func(t *testing.T) {
+		migratePreContext(t, storetest.PreContextCollisionRows("0"), storetest.CheckPreContextCollisions)
+	})
+}
+
+func migratePreContext(t *testing.T, rows []string, check func(*testing.T, registry.Store)) {
 	ctx := t.Context()
 	path := t.TempDir() + "/registry.db"
 	db, err := sql.Open("sqlite", path)
@@ -29,7 +41,7 @@ func TestMigration0008(t *testing.T) {
 		}
 		stmts = append(stmts, string(text), fmt.Sprintf(`INSERT INTO schema_migrations VALUES (%d, '%s')`, i+1, name))
 	}
-	stmts = append(stmts, storetest.PreContextUpgradeRows("0")...)
+	stmts = append(stmts, rows...)
 	for _, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -42,5 +54,5 @@ func TestMigration0008(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	storetest.CheckPreContextUpgrade(t, s)
+	check(t, s)
 }

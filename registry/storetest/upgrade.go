@@ -220,3 +220,163 @@ func CheckPreContextUpgrade(t *testing.T, store registry.Store) {
 		t.Errorf("register in the default context after the upgrade = %d %s; want ID 5", code, resp)
 	}
 }
+
+// Pre-context fixture of subjects whose names registry.NormalizeSubject
+// changes: ":.foo" (ID 1) beside ":.foo:" (ID 2), ":.:x" (ID 3) beside
+// "x" (ID 4), ":.:y" (ID 5, "y" free), ":.bar" (ID 6, ":.bar:" free),
+// ":.:" (ID 7, normal form empty), ":.:n" (ID 8, record N) referenced by
+// "m" (ID 9); configs on ":.foo" and ":.:x".
+const (
+	collisionN = `{"type":"record","name":"N","fields":[{"name":"a","type":"int"}]}`
+	collisionM = `{"type":"record","name":"M","fields":[{"name":"n","type":"N"}]}`
+)
+
+var collisionMRefs = []registry.Reference{{Name: "N", Subject: ":.:n", Version: 1}}
+
+// collisionVersions are the fixture's versions as the upgrade names them.
+var collisionVersions = []struct {
+	Stored, Subject string
+	ID              int64
+	Schema          string
+}{
+	{":.foo", ":.foo:~renamed-1", 1, `"int"`},
+	{":.foo:", ":.foo:", 2, `"long"`},
+	{":.:x", "x~renamed-1", 3, `"float"`},
+	{"x", "x", 4, `"double"`},
+	{":.:y", "y", 5, `"string"`},
+	{":.bar", ":.bar:", 6, `"bytes"`},
+	{":.:", "~renamed-1", 7, `"boolean"`},
+	{":.:n", "n", 8, collisionN},
+	{"m", "m", 9, collisionM},
+}
+
+// PreContextCollisionRows returns the INSERT statements, as
+// PreContextUpgradeRows, of a registry written before contexts holding
+// subjects that the API, which normalises every subject, would not reach
+// as they are stored. CheckPreContextCollisions checks the store once
+// migrated.
+func PreContextCollisionRows(falseValue string) []string {
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	var schemas, versions []string
+	for _, v := range collisionVersions {
+		var refs []registry.Reference
+		refsSQL := "NULL"
+		if v.Stored == "m" {
+			refs = collisionMRefs
+			b, _ := json.Marshal(refs)
+			refsSQL = q(string(b))
+		}
+		schemas = append(schemas, fmt.Sprintf("(%d, 'AVRO', %s, %s, %s)", v.ID, q(v.Schema), refsSQL, q(upgradeFingerprint(v.Schema, refs))))
+		versions = append(versions, fmt.Sprintf("(%s, 1, %d, %s)", q(v.Stored), v.ID, falseValue))
+	}
+	return []string{
+		`INSERT INTO schemas (id, type, text, refs, fingerprint) VALUES ` + strings.Join(schemas, ", "),
+		`INSERT INTO schema_references (schema_id, position, name, subject, version) VALUES (9, 0, 'N', ':.:n', 1)`,
+		`INSERT INTO subject_versions (subject, version, schema_id, deleted) VALUES ` + strings.Join(versions, ", "),
+		`UPDATE schema_id_mark SET max_id = 9`,
+		`INSERT INTO configs (subject, body) VALUES (':.foo', '{"compatibilityLevel":"NONE"}'), (':.:x', '{"compatibilityLevel":"FORWARD"}')`,
+	}
+}
+
+// CheckPreContextCollisions checks a store holding PreContextCollisionRows
+// after its migrations, through the API: every version is read under its
+// renamed subject (the normal form when it was free, else "~renamed-N"
+// beside it) with its ID and schema, GET /subjects lists every renamed
+// subject and none of the old names, configs and references follow the
+// rename, and the export holds every version.
+func CheckPreContextCollisions(t *testing.T, store registry.Store) {
+	t.Helper()
+	svc := registry.NewService(store, []compat.Format{avro.Format{}})
+	srv := httptest.NewServer(api.New(svc, api.Options{MaxBodyBytes: 1 << 20, Version: "v-test"}))
+	defer srv.Close()
+	get := func(path string, into any) bool {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d %s; want 200", path, resp.StatusCode, b)
+			return false
+		}
+		if err := json.Unmarshal(b, into); err != nil {
+			t.Errorf("GET %s: %v in %s", path, err, b)
+			return false
+		}
+		return true
+	}
+	for _, w := range collisionVersions {
+		var got struct {
+			Subject    string               `json:"subject"`
+			ID         int64                `json:"id"`
+			Schema     string               `json:"schema"`
+			References []registry.Reference `json:"references"`
+		}
+		if !get("/subjects/"+w.Subject+"/versions/1", &got) {
+			continue
+		}
+		if got.Subject != w.Subject || got.ID != w.ID || got.Schema != w.Schema {
+			t.Errorf("%s (stored %s) version 1 = %+v; want ID %d, %s", w.Subject, w.Stored, got, w.ID, w.Schema)
+		}
+		if w.Subject == "m" && !reflect.DeepEqual(got.References, []registry.Reference{{Name: "N", Subject: "n", Version: 1}}) {
+			t.Errorf("m's references = %+v; want N of n 1 (stored :.:n)", got.References)
+		}
+	}
+	var subjects []string
+	get("/subjects", &subjects)
+	listed := map[string]bool{}
+	for _, s := range subjects {
+		listed[s] = true
+	}
+	for _, w := range collisionVersions {
+		if !listed[w.Subject] {
+			t.Errorf("GET /subjects = %q; want %s listed (stored %s)", subjects, w.Subject, w.Stored)
+		}
+		if w.Stored != w.Subject && listed[w.Stored] {
+			t.Errorf("GET /subjects = %q; lists %s, which the API does not reach", subjects, w.Stored)
+		}
+	}
+	for subject, want := range map[string]string{":.foo:~renamed-1": "NONE", "x~renamed-1": "FORWARD"} {
+		var cfg struct {
+			Compatibility string `json:"compatibilityLevel"`
+		}
+		if get("/config/"+subject, &cfg) && cfg.Compatibility != want {
+			t.Errorf("GET /config/%s = %+v; want %s", subject, cfg, want)
+		}
+	}
+	var refBy []int64
+	if get("/subjects/n/versions/1/referencedby", &refBy) && !reflect.DeepEqual(refBy, []int64{9}) {
+		t.Errorf("GET /subjects/n/versions/1/referencedby = %v; want [9]", refBy)
+	}
+	// Registered again as a client now names it, M is the same ID.
+	body := `{"schema":` + strconvQuote(collisionM) + `,"references":[{"name":"N","subject":"n","version":1}]}`
+	resp, err := http.Post(srv.URL+"/subjects/m", "application/vnd.schemaregistry.v1+json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"id":9`) {
+		t.Errorf("lookup of M in m = %d %s; want ID 9", resp.StatusCode, b)
+	}
+
+	d, err := svc.Export(t.Context())
+	if err != nil {
+		t.Fatalf("Export after the upgrade: %v", err)
+	}
+	exported := map[string]int64{}
+	for _, s := range d.Subjects {
+		for _, v := range s.Versions {
+			if v.Version == 1 {
+				exported[s.Subject] = v.ID
+			}
+		}
+	}
+	for _, w := range collisionVersions {
+		if exported[w.Subject] != w.ID {
+			t.Errorf("exported %s version 1 = ID %d; want %d (export %v)", w.Subject, exported[w.Subject], w.ID, exported)
+		}
+	}
+}

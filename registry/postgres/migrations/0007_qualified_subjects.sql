@@ -19,6 +19,12 @@
 -- written by Charter with contexts never has one there), and a copy is
 -- skipped where the context already holds that ID or fingerprint for
 -- another schema; such a version stays as it was.
+--
+-- Before this file, a Go step (renameUnnormalSubjects, registry/postgres's
+-- migrate_subjects.go) renames every stored subject the API no longer
+-- reaches as stored (":.foo", ":.:x", ":.:"), as
+-- registry.UpgradeSubjectRenames decides, so ":.foo" is here ":.foo:" or
+-- ":.foo:~renamed-N" and is moved into .foo like any ":.foo:" subject.
 
 CREATE TEMP TABLE qualified_v7 AS
     SELECT subject, version, schema_id,
