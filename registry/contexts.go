@@ -78,6 +78,27 @@ func NormalizeContextName(name string) string {
 	return name
 }
 
+// ParseContextName returns the context that name names in a
+// /contexts/{ctx}/ URL prefix (and the CLI's --context), as the API names
+// it: ".ctx" for ".ctx", "ctx", ":.ctx:" and ":.ctx"; "." for "." and
+// ":.:". It is the rule of a qualified subject's context
+// (ValidateContextName): an empty name, colons alone (":", "::") and the
+// wildcard ("*", ":*:", ".*") name no context a subject can be in, and
+// are 42208 INVALID_SUBJECT, as is a name ValidateContextName refuses.
+func ParseContextName(name string) (string, error) {
+	if name == "" || strings.TrimSuffix(strings.TrimPrefix(name, ":"), ":") == "" {
+		return "", srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name must not be empty", name)
+	}
+	n := NormalizeContextName(name)
+	if n == DefaultContext {
+		return n, nil
+	}
+	if err := ValidateContextName(n); err != nil {
+		return "", err
+	}
+	return n, nil
+}
+
 // IDContext returns the context in which GET /schemas/ids/{id}?subject=
 // finds schema id, as Confluent's getSchemaKeyUsingContexts: without a
 // subject, or with a context alone (":.ctx:"), that context ("" the

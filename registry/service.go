@@ -268,9 +268,11 @@ func ValidateSubject(subject string) error {
 // qualified subject (":.ctx:name") and the /contexts/{ctx}/ URL prefix
 // name it: what Confluent's QualifiedSubject accepts (anything but ':'
 // and control characters, so spaces, '/' and letters such as 'ü' are
-// fine), at most 255 bytes, valid UTF-8, and no Unicode bidirectional
-// control character (U+202A-U+202E, U+2066-U+2069), which would display
-// a subject as another. It returns 42208 INVALID_SUBJECT otherwise.
+// fine) but for "*" (".*", the wildcard of every context: ":*:" in a
+// subject prefix), at most 255 bytes, valid UTF-8, and no Unicode
+// bidirectional control character (U+202A-U+202E, U+2066-U+2069), which
+// would display a subject as another. It returns 42208 INVALID_SUBJECT
+// otherwise.
 func ValidateContextName(c string) error {
 	name := strings.TrimPrefix(c, ".")
 	switch {
@@ -280,6 +282,9 @@ func ValidateContextName(c string) error {
 		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: a context name is at most 255 bytes", c)
 	case !utf8.ValidString(name):
 		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name is not valid UTF-8", c)
+	case name == "*":
+		return srerr.New(srerr.ErrInvalidSubject,
+			"Invalid context %q: * names every context (%s in a subject prefix), not one context", c, AllContexts)
 	}
 	for _, r := range name {
 		switch {

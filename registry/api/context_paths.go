@@ -125,15 +125,16 @@ func rewriteContextPath(path string, q url.Values) (string, url.Values, error) {
 
 // contextQualifier returns the subject prefix of context name (".ctx",
 // "ctx", ":.ctx:"): ":.ctx:", or "" for the default context. A name that
-// registry.ValidateContextName refuses (the rule of qualified subjects
-// too) is 42208.
+// registry.ParseContextName refuses (the rule of qualified subjects too:
+// the wildcard "*" and ":*:", colons alone, a colon or a control
+// character in the name) is 42208.
 func contextQualifier(name string) (string, error) {
-	n := registry.NormalizeContextName(name)
+	n, err := registry.ParseContextName(name)
+	if err != nil {
+		return "", err
+	}
 	if n == registry.DefaultContext {
 		return "", nil
-	}
-	if err := registry.ValidateContextName(n); err != nil {
-		return "", err
 	}
 	return ":" + n + ":", nil
 }

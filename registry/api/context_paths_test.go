@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/charter-dev/charter/registry"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -67,9 +68,48 @@ func TestRewriteContextPath(t *testing.T) {
 			t.Errorf("%s?%s → %s?%s, want %s?%s", c.path, c.query, path, gotQuery, c.wantPath, c.wantQuery)
 		}
 	}
-	for _, bad := range []string{"/contexts/.a%E2%80%AEb/subjects", "/contexts/.a%3Ab/config", "/contexts/.a%E2%81%A6b/mode", "/contexts/.%/subjects"} {
+	for _, bad := range []string{"/contexts/.a%E2%80%AEb/subjects", "/contexts/.a%3Ab/config", "/contexts/.a%E2%81%A6b/mode", "/contexts/.%/subjects",
+		// The wildcard is no context (":*:x" is refused as a subject, 42208).
+		"/contexts/:*:/subjects/x/versions", "/contexts/*/subjects/x/versions", "/contexts/.*/subjects/x/versions",
+		"/contexts/%3A*%3A/config", "/contexts/:*/mode", "/contexts/*:/subjects",
+		// Colons alone and an empty name name no context.
+		"/contexts/:/subjects/x/versions", "/contexts/::/subjects/x/versions", "/contexts//subjects/x/versions"} {
 		if _, _, err := rewriteContextPath(bad, url.Values{}); !errors.Is(err, srerr.ErrInvalidSubject) {
 			t.Errorf("%s: error %v, want 42208", bad, err)
+		}
+	}
+}
+
+// TestContextPrefixIsTheSubjectRule: a context name is accepted in a
+// /contexts/{ctx}/ prefix exactly when a qualified subject ":{ctx}:x" is
+// (registry.ValidateSubject), so that no prefix makes a context no
+// subject can name (.* from /contexts/*/ and /contexts/:*:/), and the
+// names Confluent accepts (".ü", ".a b", ".a/b") are accepted in both.
+func TestContextPrefixIsTheSubjectRule(t *testing.T) {
+	for _, c := range []struct {
+		prefix, ctx string // ctx "": refused
+	}{
+		{".ctx", ".ctx"}, {"ctx", ".ctx"}, {":.ctx:", ".ctx"}, {".%C3%BC", ".ü"}, {".a%20b", ".a b"}, {".a%2Fb", ".a/b"},
+		{"*", ""}, {":*:", ""}, {".*", ""}, {":*", ""}, {".a%3Ab", ""}, {".a%09b", ""}, {".a%E2%80%AEb", ""}, {":", ""}, {"::", ""},
+	} {
+		path, _, err := rewriteContextPath("/contexts/"+c.prefix+"/subjects/x/versions", url.Values{})
+		if c.ctx == "" {
+			if !errors.Is(err, srerr.ErrInvalidSubject) {
+				t.Errorf("/contexts/%s/: %s, %v; want 42208", c.prefix, path, err)
+			}
+			continue
+		}
+		want := "/subjects/" + url.PathEscape(":"+c.ctx+":x") + "/versions"
+		if err != nil || path != want {
+			t.Errorf("/contexts/%s/: %s, %v; want %s", c.prefix, path, err, want)
+		}
+		if err := registry.ValidateSubject(":" + c.ctx + ":x"); err != nil {
+			t.Errorf("subject :%s:x: %v, though /contexts/%s/ is accepted", c.ctx, err, c.prefix)
+		}
+	}
+	for _, s := range []string{":*:x", ":.*:x"} {
+		if err := registry.ValidateSubject(s); !errors.Is(err, srerr.ErrInvalidSubject) {
+			t.Errorf("subject %s: %v, want 42208 as its /contexts/ prefix", s, err)
 		}
 	}
 }

@@ -107,12 +107,22 @@ func TestContextConfigAndModePaths(t *testing.T) {
 }
 
 // TestContextPrefixRefusals: an invalid context name in the prefix is
-// 42208; the prefix on /contexts itself is not a route.
+// 42208, the wildcard (":*:", "*") as in a subject: no context .* is
+// made; the prefix on /contexts itself is not a route.
 func TestContextPrefixRefusals(t *testing.T) {
 	e := newEnv(t)
 	e.run([]step{
 		{method: "GET", path: "/contexts/.bad%E2%80%AEname/subjects", status: 422, code: 42208},
 		{method: "GET", path: "/contexts/.bad:name/subjects", status: 422, code: 42208},
+		{method: "POST", path: "/contexts/:*:/subjects/x/versions", body: schemaBody(ctxSchema(0)), status: 422, code: 42208},
+		{method: "POST", path: "/contexts/*/subjects/x/versions", body: schemaBody(ctxSchema(0)), status: 422, code: 42208},
+		{method: "POST", path: "/subjects/:*:x/versions", body: schemaBody(ctxSchema(0)), status: 422, code: 42208},
+		{method: "POST", path: "/contexts/::/subjects/x/versions", body: schemaBody(ctxSchema(0)), status: 422, code: 42208},
+		{method: "POST", path: "/contexts/.a%20b/subjects/s/versions", body: schemaBody(ctxSchema(0))},
+		{method: "GET", path: "/contexts", json: `[".",".a b"]`},
+		{method: "DELETE", path: "/contexts/.a%20b/subjects/s"},
+		{method: "DELETE", path: "/contexts/.a%20b/subjects/s?permanent=true"},
+		{method: "DELETE", path: "/contexts/.a%20b", status: 204},
 		{method: "POST", path: "/contexts/.ok/subjects/s/versions", body: schemaBody(ctxSchema(0))},
 		{method: "GET", path: "/contexts", json: `[".",".ok"]`},
 		{method: "GET", path: "/contexts/ok/subjects", json: `[":.ok:s"]`}, // the dot is optional

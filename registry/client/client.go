@@ -106,8 +106,16 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if u.Host == "" {
 		return nil, fmt.Errorf("registry URL %q: no host", baseURL)
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
+	// Keep the escaping of the path (a context named .a/b is
+	// /contexts/.a%2Fb), without the trailing slash.
+	escaped := strings.TrimRight(u.EscapedPath(), "/")
+	if u.Path, err = url.PathUnescape(escaped); err != nil {
+		return nil, fmt.Errorf("registry URL %q: %w", baseURL, err)
+	}
 	u.RawPath = ""
+	if escaped != u.EscapedPath() {
+		u.RawPath = escaped
+	}
 	u.RawQuery, u.Fragment = "", ""
 	c := &Client{base: u, hc: http.DefaultClient, userAgent: "charter-client", header: http.Header{}}
 	for _, o := range opts {

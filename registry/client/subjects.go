@@ -75,7 +75,7 @@ func (c *Client) registeredVersion(ctx context.Context, subject string, id int64
 	// names the versions' subjects qualified, ":.ctx:subject".
 	best := SubjectVersion{}
 	subjects := map[string]bool{}
-	qualified := c.qualified(subject)
+	qualified := c.Qualified(subject)
 	for _, u := range uses {
 		subjects[u.Subject] = true
 		if (u.Subject == subject || u.Subject == qualified) && u.Version > best.Version {
@@ -95,13 +95,23 @@ func (c *Client) registeredVersion(ctx context.Context, subject string, id int64
 	return c.Version(ctx, best.Subject, best.Version)
 }
 
-// qualified returns subject as the registry names it in the context of
-// the client's base URL (".../contexts/.ctx": ":.ctx:subject"); subject
+// Qualified returns subject as the registry names it in its answers in
+// the context of the client's base URL (".../contexts/.ctx":
+// ":.ctx:subject", ".../contexts/.a%2Fb": ":.a/b:subject"); subject
 // itself outside a context, in the default one, or qualified already.
-func (c *Client) qualified(subject string) string {
-	_, name, ok := strings.Cut(c.base.Path, "/contexts/")
-	if !ok || name == "" || name == "." || strings.Contains(name, "/") || strings.HasPrefix(subject, ":") {
+// A command that looks for a subject it was given in what the registry
+// answers compares it with this.
+func (c *Client) Qualified(subject string) string {
+	_, name, ok := strings.Cut(c.base.EscapedPath(), "/contexts/")
+	if !ok || strings.Contains(strings.TrimSuffix(name, "/"), "/") || strings.HasPrefix(subject, ":") {
 		return subject
+	}
+	name, err := url.PathUnescape(strings.TrimSuffix(name, "/"))
+	if err != nil || name == "" || name == "." || name == ":.:" {
+		return subject
+	}
+	if strings.HasPrefix(name, ":.") && strings.HasSuffix(name, ":") {
+		name = name[1 : len(name)-1]
 	}
 	if !strings.HasPrefix(name, ".") {
 		name = "." + name

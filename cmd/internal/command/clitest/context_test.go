@@ -320,8 +320,10 @@ func TestContextLevelFallsBack(t *testing.T) {
 
 // TestContextNames: "." is the default context alone (/contexts/./,
 // as Confluent's ContextFilter), not every context; a name that is not
-// one (":", "::", "a:b", ":*:") is refused in one line, exit 2, before
-// any request.
+// one (":", "::", "a:b", ":*:", "*", a control or bidi character, more
+// than 255 bytes) is refused in one line, exit 2, before any request; a
+// name the registry accepts (registry.ValidateContextName: ".ü", ".a b")
+// is accepted, and escaped in the prefix.
 func TestContextNames(t *testing.T) {
 	svc, real, _ := clitest.NewRegistry(t)
 	clitest.Register(t, svc, "plain-value", `"string"`)
@@ -346,13 +348,22 @@ func TestContextNames(t *testing.T) {
 		t.Errorf("subjects --context .staging: %q", got)
 	}
 	rec.take()
-	for _, bad := range []string{":", "::", "a:b", ":*:", ".bad name", "*"} {
+	for _, bad := range []string{":", "::", "a:b", ":*:", "*", ".*", ":*", ".a\tb", ".a\u202Eb", "." + strings.Repeat("x", 256)} {
 		r := clitest.Run(t, "--registry", rec.URL, "--context", bad, "subjects")
 		if r.Code != cli.ExitError || strings.Count(r.Stderr, "\n") != 1 || !strings.Contains(r.Stderr, "invalid --context") || r.Stdout != "" {
 			t.Errorf("--context %q: exit %d, stdout %q, stderr %q; want one line, exit 2", bad, r.Code, r.Stdout, r.Stderr)
 		}
 		if reqs := rec.take(); len(reqs) != 0 {
 			t.Errorf("--context %q sent %v", bad, reqs)
+		}
+	}
+	for name, prefix := range map[string]string{".ü": "/contexts/.%C3%BC/subjects", ".a b": "/contexts/.a%20b/subjects", "a b": "/contexts/.a%20b/subjects",
+		":.a b:": "/contexts/.a%20b/subjects", "." + strings.Repeat("x", 255): "/contexts/." + strings.Repeat("x", 255) + "/subjects"} {
+		if r := clitest.Run(t, "--registry", rec.URL, "--context", name, "subjects"); r.Code != cli.ExitOK {
+			t.Errorf("--context %q: exit %d, stderr %q", name, r.Code, r.Stderr)
+		}
+		if reqs := rec.take(); len(reqs) != 1 || !strings.HasPrefix(reqs[0], "GET "+prefix) {
+			t.Errorf("--context %q sent %v, want GET %s", name, reqs, prefix)
 		}
 	}
 }
@@ -392,5 +403,68 @@ func TestContextWholeRegistryCommands(t *testing.T) {
 	}
 	if got := audit(); len(got) != 2 {
 		t.Errorf("audit without --context: %v, want every context's", got)
+	}
+}
+
+// TestContextReadsBackWhatItWrote: a command that lists what another
+// wrote under --context finds it there, though the registry names the
+// subject qualified in its answers (":.ctx:name", the lineage graph's
+// subject::.ctx:name): set then list for the lineage producers and
+// consumers, owners, tags and deprecate, in a plain context and in ones
+// whose names the registry accepts but a URL escapes (".a b", ".ü",
+// ".a/b"), each request under the escaped /contexts/{ctx}/ prefix.
+func TestContextReadsBackWhatItWrote(t *testing.T) {
+	_, real, _ := clitest.NewRegistry(t)
+	rec := newRecorder(t, real)
+	ship := writeFile(t, t.TempDir(), "shipment.avsc", habitShipment)
+	for _, tc := range []struct{ name, prefix string }{
+		{".staging", "/contexts/.staging/"},
+		{".a b", "/contexts/.a%20b/"},
+		{".ü", "/contexts/.%C3%BC/"},
+		{".a/b", "/contexts/.a%2Fb/"},
+	} {
+		run := func(args ...string) clitest.Result {
+			t.Helper()
+			r := clitest.Run(t, append(args, "--registry", rec.URL, "--context", tc.name)...)
+			if r.Code != cli.ExitOK {
+				t.Errorf("--context %q %v: exit %d: %s%s", tc.name, args, r.Code, r.Stdout, r.Stderr)
+			}
+			return r
+		}
+		run("register", "orders-value", ship)
+		steps := []struct {
+			set, list []string
+			want      string
+		}{
+			{[]string{"lineage", "producers", "set", "orders-value", "fulfillment", "--versions", "1"},
+				[]string{"lineage", "producers", "list", "orders-value"}, "fulfillment"},
+			{[]string{"lineage", "consumers", "set", "orders-value", "billing", "--fields", ".id"},
+				[]string{"lineage", "consumers", "list", "orders-value"}, "billing"},
+			{[]string{"owners", "orders-value", "--team", "logistics", "--contact", "#logistics"},
+				[]string{"owners", "orders-value"}, "logistics"},
+			{[]string{"tags", "orders-value", "--set", "**.carrier_code=PII"},
+				[]string{"tags", "orders-value"}, "PII"},
+			{[]string{"deprecate", "orders-value", ".carrier_code", "--reason", "carriers are records now"},
+				[]string{"deprecate", "orders-value", "--list"}, "field carrier_code"},
+		}
+		for _, s := range steps {
+			run(s.set...)
+			if r := run(s.list...); !strings.Contains(r.Stdout, s.want) {
+				t.Errorf("--context %q: %v after %v: %q, want %s in it", tc.name, s.list, s.set, r.Stdout, s.want)
+			}
+		}
+		// completion of remove reads the same graph.
+		if r := clitest.Run(t, "__complete", "--registry", rec.URL, "--context", tc.name, "lineage", "consumers", "remove", "orders-value", ""); !strings.Contains(r.Stdout, "billing") {
+			t.Errorf("--context %q: completing lineage consumers remove: %q, want billing", tc.name, r.Stdout)
+		}
+		for _, q := range rec.take() {
+			if _, path, _ := strings.Cut(q, " "); !strings.HasPrefix(path, tc.prefix) {
+				t.Errorf("--context %q: %s is not under %s", tc.name, q, tc.prefix)
+			}
+		}
+	}
+	// The default context saw none of it.
+	if r := clitest.Run(t, "--registry", rec.URL, "subjects"); strings.Contains(r.Stdout, "\norders-value") || strings.HasPrefix(r.Stdout, "orders-value") {
+		t.Errorf("subjects of the default context: %q", r.Stdout)
 	}
 }

@@ -1,10 +1,10 @@
 package global
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,10 +23,6 @@ const (
 	EnvContext  = "CHARTER_CONTEXT"
 )
 
-// contextName is what a context name holds after its dot (as the
-// registry accepts in a /contexts/{ctx} prefix).
-var contextName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,255}$`)
-
 // addContextFlag registers --context on fs (a root persistent flag).
 func addContextFlag(fs *pflag.FlagSet) {
 	fs.String(FlagContext, "", "schema context to work in, such as .staging (\".\" is the default context alone): subjects and schema IDs are that context's (default $"+EnvContext+", then charter.yaml's context; without any, the registry's plain routes)")
@@ -35,8 +31,9 @@ func addContextFlag(fs *pflag.FlagSet) {
 // Context returns the schema context of cmd, as the registry names it
 // (".ctx"; "." for the default one): --context, else $CHARTER_CONTEXT,
 // else the context: of the charter.yaml found from the working directory
-// upwards, else ".". "ctx" and ":.ctx:" name ".ctx" too. A name with other
-// characters than letters, digits, '.', '_' and '-' is an error.
+// upwards, else ".". "ctx" and ":.ctx:" name ".ctx" too. A name the
+// registry refuses (registry.ParseContextName: a control character, "*",
+// more than 255 bytes) or with a colon in it is an error.
 func Context(cmd *cobra.Command) (string, error) {
 	name, _, err := namedContext(cmd)
 	return name, err
@@ -74,9 +71,19 @@ func namedContextOr(cmd *cobra.Command, project, projectFrom string) (name strin
 	if len(inner) > 2 && strings.HasPrefix(inner, ":.") && strings.HasSuffix(inner, ":") {
 		inner = inner[1 : len(inner)-1] // ":.ctx:", the context as a subject prefix names it
 	}
-	name = registry.NormalizeContextName(inner)
-	if strings.Contains(inner, ":") || name != registry.DefaultContext && !contextName.MatchString(name[1:]) {
-		return "", false, fmt.Errorf("invalid %s %q: a context name is .NAME (or NAME, or :.NAME:) where NAME holds letters, digits, '.', '_' and '-'; \".\" is the default context", from, v)
+	// The registry's rule (registry.ParseContextName, that of a qualified
+	// subject's context), but that a colon is refused anywhere else: "a:b",
+	// ":*:", ":", "::" name no context.
+	name, err = registry.ParseContextName(inner)
+	if err == nil && strings.Contains(inner, ":") {
+		err = errors.New("a context name cannot contain a colon")
+	}
+	if err != nil {
+		reason := err.Error()
+		if _, after, ok := strings.Cut(reason, ": "); ok && strings.HasPrefix(reason, "Invalid context ") {
+			reason = after
+		}
+		return "", false, fmt.Errorf("invalid %s %q: %s; a context name is .NAME (or NAME, or :.NAME:), NAME anything but a colon, a control character or \"*\"; \".\" is the default context", from, v, reason)
 	}
 	return name, true, nil
 }

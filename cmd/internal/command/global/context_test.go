@@ -17,7 +17,7 @@ import (
 // requests under /contexts/{ctx}/, as a Confluent client whose base URL
 // is http://host/contexts/.ctx; none named adds nothing (the plain
 // routes: every context), "." is /contexts/./ (the default context
-// alone); a bad name is refused before any request.
+// alone); a name the registry refuses is refused before any request.
 func TestContextFlag(t *testing.T) {
 	var (
 		mu   sync.Mutex
@@ -51,8 +51,16 @@ func TestContextFlag(t *testing.T) {
 		{[]string{"--context", ":.a"}, "", "", `invalid --context ":.a"`},
 		{nil, ".fromenv", "/contexts/.fromenv/subjects?", ""},
 		{[]string{"--context", ".flag"}, ".fromenv", "/contexts/.flag/subjects?", ""},
-		{[]string{"--context", ".bad name"}, "", "", `invalid --context ".bad name"`},
-		{nil, "bad/name", "", `invalid CHARTER_CONTEXT "bad/name"`},
+		// The registry's rule (registry.ValidateContextName): a space, a
+		// slash, a letter such as ü are fine, escaped in the prefix; the
+		// wildcard, a control or bidi character are not.
+		{[]string{"--context", ".a b"}, "", "/contexts/.a%20b/subjects?", ""},
+		{[]string{"--context", ".ü"}, "", "/contexts/.%C3%BC/subjects?", ""},
+		{nil, "a/b", "/contexts/.a%2Fb/subjects?", ""},
+		{[]string{"--context", "*"}, "", "", `invalid --context "*"`},
+		{[]string{"--context", ".*"}, "", "", `invalid --context ".*"`},
+		{[]string{"--context", ".a\x01b"}, "", "", `control characters`},
+		{nil, ".a\u202eb", "", `invalid CHARTER_CONTEXT`},
 	}
 	for _, c := range cases {
 		t.Setenv(global.EnvContext, c.env)

@@ -235,7 +235,9 @@ func declared(cmd *cobra.Command, cl *client.Client, subject string) ([]client.P
 	for _, n := range g.Nodes {
 		names[n.ID] = n.Name
 	}
-	to := "subject:" + subject
+	// The graph names the subject as the registry records it: qualified
+	// under --context (subject::.ctx:name).
+	to := "subject:" + cl.Qualified(subject)
 	ps, cs := []client.Producer{}, []client.Consumer{}
 	for _, e := range g.Edges {
 		if e.To != to {
