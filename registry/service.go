@@ -15,6 +15,7 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
+	"github.com/charter-dev/charter/registry/contextname"
 	"github.com/charter-dev/charter/registry/exporter"
 	"github.com/charter-dev/charter/registry/srerr"
 )
@@ -266,35 +267,12 @@ func ValidateSubject(subject string) error {
 
 // ValidateContextName checks the name of a context (".ctx") as both a
 // qualified subject (":.ctx:name") and the /contexts/{ctx}/ URL prefix
-// name it: what Confluent's QualifiedSubject accepts (anything but ':'
-// and control characters, so spaces, '/' and letters such as 'ü' are
-// fine) but for "*" (".*", the wildcard of every context: ":*:" in a
-// subject prefix), at most 255 bytes, valid UTF-8, and no Unicode
-// bidirectional control character (U+202A-U+202E, U+2066-U+2069), which
-// would display a subject as another. It returns 42208 INVALID_SUBJECT
-// otherwise.
+// name it, by contextname.Check's rule (Confluent's, but for "*", at most
+// 255 bytes, valid UTF-8, no bidirectional control character). It
+// returns 42208 INVALID_SUBJECT otherwise.
 func ValidateContextName(c string) error {
-	name := strings.TrimPrefix(c, ".")
-	switch {
-	case name == "":
-		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name must not be empty", c)
-	case len(name) > 255:
-		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: a context name is at most 255 bytes", c)
-	case !utf8.ValidString(name):
-		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: the context name is not valid UTF-8", c)
-	case name == "*":
-		return srerr.New(srerr.ErrInvalidSubject,
-			"Invalid context %q: * names every context (%s in a subject prefix), not one context", c, AllContexts)
-	}
-	for _, r := range name {
-		switch {
-		case r == ':':
-			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: a context name cannot contain a colon", c)
-		case unicode.IsControl(r):
-			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: control characters are not allowed", c)
-		case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
-			return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: bidirectional control characters (U+%04X) are not allowed", c, r)
-		}
+	if err := contextname.Check(c); err != nil {
+		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: %s", c, err.Error())
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/charter-dev/charter/registry/contextname"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -188,32 +188,15 @@ func redactUserInfo(s string) string {
 	return s
 }
 
-// checkContextName is the registry's rule for a context name (as
-// registry.ValidateContextName, Confluent's: no ':' and no control
-// character, plus no bidirectional control character, valid UTF-8, at
-// most 255 bytes), with .__GLOBAL refused: it holds configs and modes
-// only. c has its leading dot.
+// checkContextName is the registry's rule for a context name
+// (contextname.Check, as registry.ValidateContextName), with .__GLOBAL
+// refused too: it holds configs and modes only. c has its leading dot.
 func checkContextName(c string) error {
-	name := strings.TrimPrefix(c, ".")
-	switch {
-	case name == "":
-		return invalid(srerr.ErrUnprocessableEntity, "the context name must not be empty")
-	case len(name) > 255:
-		return invalid(srerr.ErrUnprocessableEntity, "a context name is at most 255 bytes")
-	case !utf8.ValidString(name):
-		return invalid(srerr.ErrUnprocessableEntity, "the context name is not valid UTF-8")
-	case name == "__GLOBAL":
+	if strings.TrimPrefix(c, ".") == "__GLOBAL" {
 		return invalid(srerr.ErrUnprocessableEntity, "the .__GLOBAL context holds configs and modes only, not subjects")
 	}
-	for _, r := range name {
-		switch {
-		case r == ':':
-			return invalid(srerr.ErrUnprocessableEntity, "a context name cannot contain a colon")
-		case unicode.IsControl(r):
-			return invalid(srerr.ErrUnprocessableEntity, "control characters are not allowed in a context name")
-		case r >= '\u202A' && r <= '\u202E', r >= '\u2066' && r <= '\u2069':
-			return invalid(srerr.ErrUnprocessableEntity, "bidirectional control characters (U+%04X) are not allowed in a context name", r)
-		}
+	if err := contextname.Check(c); err != nil {
+		return invalid(srerr.ErrUnprocessableEntity, "%s", err.Error())
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ func TestCreateValidation(t *testing.T) {
 		{"CUSTOM __GLOBAL", Request{ContextType: ptr(ContextCustom), Context: ptr("__GLOBAL"), Config: url}, srerr.ErrUnprocessableEntity},
 		{"CUSTOM bidi", Request{ContextType: ptr(ContextCustom), Context: ptr("a\u202eb"), Config: url}, srerr.ErrUnprocessableEntity},
 		{"CUSTOM colon", Request{ContextType: ptr(ContextCustom), Context: ptr(".a:b"), Config: url}, srerr.ErrUnprocessableEntity},
+		{"CUSTOM wildcard", Request{ContextType: ptr(ContextCustom), Context: ptr(".*"), Config: url}, srerr.ErrUnprocessableEntity},
 		{"CUSTOM too long", Request{ContextType: ptr(ContextCustom), Context: ptr(strings.Repeat("x", 256)), Config: url}, srerr.ErrUnprocessableEntity},
 		{"CUSTOM nested", Request{ContextType: ptr(ContextCustom), Context: ptr(".a.b_c-1"), Config: url}, nil},
 		{"URL with a query", Request{Config: map[string]string{ConfigURL: "http://dest:8081?x=1"}}, srerr.ErrInvalidExporterConfig},
