@@ -2,12 +2,10 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
 )
 
@@ -24,30 +22,7 @@ var afterMigration = map[string]func(context.Context, pgx.Tx) error{
 // the context already holds for another schema is left as it was. As
 // registry/sqlite's.
 func upgradeFingerprints(ctx context.Context, tx pgx.Tx) error {
-	rows, err := tx.Query(ctx,
-		`SELECT context, id, type, text, refs, metadata, ruleset, fingerprint FROM schemas WHERE context <> '' AND refs LIKE '%":.:%'`)
-	if err != nil {
-		return fmt.Errorf("upgrade fingerprints: %w", err)
-	}
-	sts, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (registry.Schema, error) {
-		var st registry.Schema
-		var typ, refs string
-		var meta, rules *string
-		if err := row.Scan(&st.Context, &st.ID, &typ, &st.Text, &refs, &meta, &rules, &st.Fingerprint); err != nil {
-			return st, err
-		}
-		st.Type = compat.SchemaType(typ)
-		if err := json.Unmarshal([]byte(refs), &st.References); err != nil {
-			return st, fmt.Errorf("references of schema %d of context %q: %w", st.ID, st.Context, err)
-		}
-		if meta != nil {
-			st.Metadata = json.RawMessage(*meta)
-		}
-		if rules != nil {
-			st.RuleSet = json.RawMessage(*rules)
-		}
-		return st, nil
-	})
+	sts, err := schemasWhere(ctx, tx, `context <> '' AND refs LIKE '%":.:%'`)
 	if err != nil {
 		return fmt.Errorf("upgrade fingerprints: %w", err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
 )
 
@@ -54,30 +53,7 @@ func renameUnnormalSubjects(ctx context.Context, tx pgx.Tx) error {
 	}
 
 	// References are also held in each schema's refs.
-	srows, err := tx.Query(ctx,
-		`SELECT context, id, type, text, refs, metadata, ruleset, fingerprint FROM schemas WHERE refs IS NOT NULL`)
-	if err != nil {
-		return fmt.Errorf("rename subjects: %w", err)
-	}
-	all, err := pgx.CollectRows(srows, func(row pgx.CollectableRow) (registry.Schema, error) {
-		var st registry.Schema
-		var typ, refs string
-		var meta, rules *string
-		if err := row.Scan(&st.Context, &st.ID, &typ, &st.Text, &refs, &meta, &rules, &st.Fingerprint); err != nil {
-			return st, err
-		}
-		st.Type = compat.SchemaType(typ)
-		if err := json.Unmarshal([]byte(refs), &st.References); err != nil {
-			return st, fmt.Errorf("references of schema %d of context %q: %w", st.ID, st.Context, err)
-		}
-		if meta != nil {
-			st.Metadata = json.RawMessage(*meta)
-		}
-		if rules != nil {
-			st.RuleSet = json.RawMessage(*rules)
-		}
-		return st, nil
-	})
+	all, err := schemasWhere(ctx, tx, `refs IS NOT NULL`)
 	if err != nil {
 		return fmt.Errorf("rename subjects: %w", err)
 	}

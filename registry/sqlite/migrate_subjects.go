@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/registry"
 )
 
@@ -70,43 +69,18 @@ func renameUnnormalSubjects(ctx context.Context, tx *sql.Tx) error {
 	}
 
 	// References are also held in each schema's refs.
-	srows, err := tx.QueryContext(ctx,
-		`SELECT context, id, type, text, refs, metadata, ruleset, fingerprint FROM schemas WHERE refs IS NOT NULL`)
+	all, err := schemasWhere(ctx, tx, `refs IS NOT NULL`)
 	if err != nil {
 		return fmt.Errorf("rename subjects: %w", err)
 	}
 	var sts []registry.Schema
-	for srows.Next() {
-		var st registry.Schema
-		var typ, refs string
-		var meta, rules sql.NullString
-		if err := srows.Scan(&st.Context, &st.ID, &typ, &st.Text, &refs, &meta, &rules, &st.Fingerprint); err != nil {
-			srows.Close()
-			return fmt.Errorf("rename subjects: %w", err)
-		}
-		if err := json.Unmarshal([]byte(refs), &st.References); err != nil {
-			srows.Close()
-			return fmt.Errorf("rename subjects: references of schema %d of context %q: %w", st.ID, st.Context, err)
-		}
+	for _, st := range all {
 		renamed, ok := registry.RenameReferenceSubjects(st.References, byName)
 		if !ok {
 			continue
 		}
 		st.References = renamed
-		st.Type = compat.SchemaType(typ)
-		if meta.Valid {
-			st.Metadata = json.RawMessage(meta.String)
-		}
-		if rules.Valid {
-			st.RuleSet = json.RawMessage(rules.String)
-		}
 		sts = append(sts, st)
-	}
-	if err := srows.Close(); err != nil {
-		return fmt.Errorf("rename subjects: %w", err)
-	}
-	if err := srows.Err(); err != nil {
-		return fmt.Errorf("rename subjects: %w", err)
 	}
 	for _, st := range sts {
 		refs, err := json.Marshal(st.References)
