@@ -2,8 +2,8 @@ package registry
 
 import (
 	"context"
-	"strings"
 
+	"github.com/charter-dev/charter/registry/qualified"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -50,27 +50,10 @@ func (s *Service) checkEmptySubject(subject string) error {
 	return checkQualifiedSubject(subject, false, s.settings.rejectEmptySubject)
 }
 
-// splitQualified splits subject as Confluent's QualifiedSubject (without a
-// tenant): ":.ctx:name" is context ".ctx" and name "name", ":.ctx" context
-// ".ctx" and name "", ":*:name" context "*" and name "name", anything else
-// context "." and the subject itself.
-func splitQualified(subject string) (ctx, name string) {
-	switch {
-	case strings.HasPrefix(subject, ":."):
-		if i := strings.Index(subject[2:], ":"); i >= 0 {
-			return subject[1 : 2+i], subject[2+i+1:]
-		}
-		return subject[1:], ""
-	case strings.HasPrefix(subject, ":*:"):
-		return "*", subject[3:]
-	}
-	return ".", subject
-}
-
 // checkQualifiedSubject is Confluent's QualifiedSubject.isValidSubject
 // (isConfigOrMode, !allowEmptyOrWildcard as rejectEmpty): 42208.
 func checkQualifiedSubject(subject string, configOrMode, rejectEmpty bool) error {
-	ctx, name := splitQualified(subject)
+	ctx, name := qualified.Split(subject)
 	switch {
 	case name == "__GLOBAL" || name == "__EMPTY":
 		return srerr.New(srerr.ErrInvalidSubject, "Invalid subject %q: %s is a reserved subject name", subject, name)

@@ -1,6 +1,6 @@
 package registry
 
-import "strings"
+import "github.com/charter-dev/charter/registry/qualified"
 
 // Schema contexts (Confluent's multi-tenancy namespaces).
 //
@@ -12,14 +12,14 @@ import "strings"
 // registry written before contexts stays as it was); the API names it ".".
 
 // DefaultContext is the API's name of the default context.
-const DefaultContext = "."
+const DefaultContext = qualified.DefaultContext
 
 // ContextOf returns the context of a stored subject as the store names it:
 // ".ctx" for ":.ctx:name" (and ":.ctx"), "" for every other subject (the
 // default context; ":.:name" is normalised to "name" before it is
 // stored, see NormalizeSubject).
 func ContextOf(subject string) string {
-	c, _ := splitQualified(subject)
+	c, _ := qualified.Split(subject)
 	if c == "." || c == "*" {
 		return ""
 	}
@@ -44,38 +44,16 @@ func StoreContext(c string) string {
 }
 
 // NormalizeSubject returns subject as Confluent's QualifiedSubject.normalize
-// has it: an explicit default context is removed (":.:name" is "name",
-// ":.:" and ":." are ""), a context named without its closing colon gets
-// it (":.ctx" is ":.ctx:"). Other subjects (":.ctx:name", ":*:name",
-// "name") are returned as they are. The API normalises every subject it
-// is given with it before anything else reads it.
-func NormalizeSubject(subject string) string {
-	if !strings.HasPrefix(subject, ":.") {
-		return subject
-	}
-	c, name := splitQualified(subject)
-	if c == DefaultContext {
-		return name
-	}
-	if len(subject) == len(c)+1 {
-		return subject + ":" // ":.ctx"
-	}
-	return subject
-}
+// has it (qualified.Normalize): ":.:name" is "name", ":.:" and ":." are
+// "", ":.ctx" is ":.ctx:"; other subjects are returned as they are. The
+// API normalises every subject it is given with it before anything else
+// reads it.
+func NormalizeSubject(subject string) string { return qualified.Normalize(subject) }
 
 // QualifyIn returns subject as it is stored when a schema in context c
-// names it (a reference's subject, or a subject given with a context URL
-// prefix): a qualified subject (":.x:name") is itself (":.:name" the plain
-// "name"), an unqualified one is in c.
-func QualifyIn(c, subject string) string {
-	if strings.HasPrefix(subject, ":.") {
-		return NormalizeSubject(subject)
-	}
-	if c == "" || c == DefaultContext {
-		return subject
-	}
-	return ":" + c + ":" + subject
-}
+// names it (qualified.In): a qualified subject is itself, normalised; an
+// unqualified one is in c.
+func QualifyIn(c, subject string) string { return qualified.In(c, subject) }
 
 // AliasTarget returns the subject that subject's config alias names: an
 // unqualified alias is in subject's context, as Confluent's
@@ -104,6 +82,6 @@ func (v SubjectVersion) Key() SchemaKey { return SchemaKey{Context: v.Context(),
 // SubjectName returns subject without its context: "name" for
 // ":.ctx:name" and for "name", "" for a context alone (":.ctx:", ":.ctx").
 func SubjectName(subject string) string {
-	_, n := splitQualified(subject)
+	_, n := qualified.Split(subject)
 	return n
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/compat"
+	"github.com/charter-dev/charter/registry/qualified"
 )
 
 // Config and mode resolution across contexts, as Confluent's
@@ -33,7 +34,7 @@ func contextLevel(subject string) string {
 // level (the default context's "", ":.ctx:" or ":.ctx", ":.__GLOBAL:")
 // rather than a subject.
 func IsContextLevel(key string) bool {
-	_, name := splitQualified(key)
+	_, name := qualified.Split(key)
 	return key == "" || (ContextOf(key) != "" && name == "")
 }
 

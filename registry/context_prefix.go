@@ -1,6 +1,10 @@
 package registry
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/charter-dev/charter/registry/qualified"
+)
 
 // AllContexts is the subjectPrefix that selects the subjects of every
 // context (Confluent's context wildcard, the default of GET /subjects).
@@ -16,7 +20,7 @@ const AllContexts = ":*:"
 func subjectPrefix(prefix string) (store string, keep func(subject string) bool) {
 	if name, ok := strings.CutPrefix(prefix, AllContexts); ok {
 		return "", func(subject string) bool {
-			_, n := splitQualified(subject)
+			_, n := qualified.Split(subject)
 			return strings.HasPrefix(n, name)
 		}
 	}

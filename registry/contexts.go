@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/charter-dev/charter/registry/governance"
+	"github.com/charter-dev/charter/registry/qualified"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -111,7 +112,7 @@ func ParseContextName(name string) (string, error) {
 func (s *Service) IDContext(ctx context.Context, id int64, subject string) (string, error) {
 	subject = NormalizeSubject(subject)
 	c, name := ContextOf(subject), ""
-	if _, n := splitQualified(subject); subject != "" {
+	if _, n := qualified.Split(subject); subject != "" {
 		name = n
 	}
 	if name == "" {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/charter-dev/charter/compat"
 	"github.com/charter-dev/charter/compat/formats"
-	"github.com/charter-dev/charter/registry/contextname"
 	"github.com/charter-dev/charter/registry/exporter"
+	"github.com/charter-dev/charter/registry/qualified"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -267,11 +267,11 @@ func ValidateSubject(subject string) error {
 
 // ValidateContextName checks the name of a context (".ctx") as both a
 // qualified subject (":.ctx:name") and the /contexts/{ctx}/ URL prefix
-// name it, by contextname.Check's rule (Confluent's, but for "*", at most
+// name it, by qualified.CheckContext's rule (Confluent's, but for "*", at most
 // 255 bytes, valid UTF-8, no bidirectional control character). It
 // returns 42208 INVALID_SUBJECT otherwise.
 func ValidateContextName(c string) error {
-	if err := contextname.Check(c); err != nil {
+	if err := qualified.CheckContext(c); err != nil {
 		return srerr.New(srerr.ErrInvalidSubject, "Invalid context %q: %s", c, err.Error())
 	}
 	return nil

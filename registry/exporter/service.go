@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/charter-dev/charter/registry/contextname"
+	"github.com/charter-dev/charter/registry/qualified"
 	"github.com/charter-dev/charter/registry/srerr"
 )
 
@@ -189,13 +189,13 @@ func redactUserInfo(s string) string {
 }
 
 // checkContextName is the registry's rule for a context name
-// (contextname.Check, as registry.ValidateContextName), with .__GLOBAL
+// (qualified.CheckContext, as registry.ValidateContextName), with .__GLOBAL
 // refused too: it holds configs and modes only. c has its leading dot.
 func checkContextName(c string) error {
 	if strings.TrimPrefix(c, ".") == "__GLOBAL" {
 		return invalid(srerr.ErrUnprocessableEntity, "the .__GLOBAL context holds configs and modes only, not subjects")
 	}
-	if err := contextname.Check(c); err != nil {
+	if err := qualified.CheckContext(c); err != nil {
 		return invalid(srerr.ErrUnprocessableEntity, "%s", err.Error())
 	}
 	return nil

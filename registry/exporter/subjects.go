@@ -2,6 +2,8 @@ package exporter
 
 import (
 	"strings"
+
+	"github.com/charter-dev/charter/registry/qualified"
 )
 
 // AllSubjects is the Subjects of an exporter that names none (Confluent's
@@ -28,23 +30,19 @@ func splitContext(subject string) (ctx, name string) {
 	return ctx, name
 }
 
-// qualify returns name in context ctx ("" or ".": the default one).
-func qualify(ctx, name string) string {
-	if ctx == "" || ctx == "." {
-		return name
-	}
-	return ":" + ctx + ":" + name
-}
+// qualify returns name in context ctx ("" or ".": the default one), as
+// the registry stores it (qualified.In).
+func qualify(ctx, name string) string { return qualified.In(ctx, name) }
 
 // resolveReference returns the source subject a reference of a version
-// of referrer names: a qualified one as is, an unqualified one in the
-// referrer's context (Confluent resolves references within a context).
+// of referrer names, as the registry resolves it (qualified.In): a
+// qualified one as is, normalised (":.:plain", as the pre-context upgrade
+// writes a reference to the default context, is "plain"), an unqualified
+// one in the referrer's context (Confluent resolves references within a
+// context).
 func resolveReference(referrer, subject string) string {
-	if strings.HasPrefix(subject, ":.") {
-		return subject
-	}
 	ctx, _ := splitContext(referrer)
-	return qualify(ctx, subject)
+	return qualified.In(ctx, subject)
 }
 
 // Matches reports whether subject (qualified outside the default

@@ -69,6 +69,11 @@ func TestDestinationSubject(t *testing.T) {
 	if got := resolveReference("orders", ":.x:ref"); got != ":.x:ref" {
 		t.Errorf("resolveReference of a qualified subject = %q", got)
 	}
+	// A pre-context registry's upgrade writes a reference to the default
+	// context as ":.:plain": the registry reads it as "plain".
+	if got := resolveReference(":.foo:c", ":.:plain"); got != "plain" {
+		t.Errorf("resolveReference of :.:plain in .foo = %q, want plain (the registry's qualified.In)", got)
+	}
 }
 
 // TestRedactConfig: only the keys known to hold no secret and durations

@@ -1,8 +1,10 @@
-// Package contextname is the one rule for the name of a schema context
-// (".ctx"), shared by the registry (qualified subjects ":.ctx:name" and
-// the /contexts/{ctx}/ URL prefix) and the exporters (a CUSTOM
-// destination context), which wrap its reason in their own error codes.
-package contextname
+// Package qualified holds Confluent's qualified subjects (":.ctx:name",
+// a subject in the schema context ".ctx") and the rule for a context's
+// name, shared by the registry (subjects, references, aliases, the
+// /contexts/{ctx}/ URL prefix) and the exporters (source references, a
+// CUSTOM destination context), which cannot import it. Errors are plain
+// reasons; each caller wraps them in its own error code.
+package qualified
 
 import (
 	"errors"
@@ -15,7 +17,7 @@ import (
 // MaxBytes is the longest context name, in bytes, without its dot.
 const MaxBytes = 255
 
-// Check returns nil when c, with or without its leading dot, is a
+// CheckContext returns nil when c, with or without its leading dot, is a
 // context name: what Confluent's QualifiedSubject accepts (anything but
 // ':' and control characters, so spaces, '/' and letters such as 'ü'
 // are fine) but for "*" (the wildcard of every context: ":*:" in a
@@ -23,7 +25,7 @@ const MaxBytes = 255
 // bidirectional control character (U+202A-U+202E, U+2066-U+2069), which
 // would display a subject as another. Otherwise the error's text is the
 // reason, one clause without the name.
-func Check(c string) error {
+func CheckContext(c string) error {
 	name := strings.TrimPrefix(c, ".")
 	switch {
 	case name == "":

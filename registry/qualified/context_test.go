@@ -1,16 +1,16 @@
-package contextname
+package qualified
 
 import (
 	"strings"
 	"testing"
 )
 
-// TestCheck: the names Confluent accepts pass, with or without the dot;
+// TestCheckContext: the names Confluent accepts pass, with or without the dot;
 // each refusal gives its reason.
-func TestCheck(t *testing.T) {
+func TestCheckContext(t *testing.T) {
 	for _, name := range []string{".ctx", "ctx", ".a b", ".ü", ".a/b", ".a.b_c-1", "." + strings.Repeat("x", MaxBytes)} {
-		if err := Check(name); err != nil {
-			t.Errorf("Check(%q) = %v, want nil", name, err)
+		if err := CheckContext(name); err != nil {
+			t.Errorf("CheckContext(%q) = %v, want nil", name, err)
 		}
 	}
 	for _, tc := range []struct{ name, want string }{
@@ -24,8 +24,8 @@ func TestCheck(t *testing.T) {
 		{".a\u202eb", "bidirectional control characters (U+202E)"},
 		{".a\u2066b", "bidirectional control characters (U+2066)"},
 	} {
-		if err := Check(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Check(%q) = %v, want %q", tc.name, err, tc.want)
+		if err := CheckContext(tc.name); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckContext(%q) = %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
